@@ -1,0 +1,916 @@
+/* ktap-run - load a ktap module, stream its output, unload it.
+ *
+ * usage: ktap-run [-o FILE] [-c CMD | -x PID] [-s MB] [-v] MODULE.ko
+ *
+ * The contract with the module is section 2 of doc/internals.md: after
+ * finit_module() the module has /sys/kernel/debug/<name>/ with one relay
+ * file per CPU (records: struct rec_hdr + payload, seq from one global
+ * counter) and a control file (we write start/stop; it answers exit,
+ * error, warn and done lines). ktap-run merges the per-CPU streams back
+ * into seq order while the script runs, stops on exit, a signal or the end
+ * of the -c command, and always unloads the module it loaded.
+ *
+ * Static binary, no dependencies: it runs in the ktap guest as well as on
+ * a real host. Build: gcc -static -O2 -Wall -Wextra -o ktap-run ktap-run.c
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define REC_MAGIC	0x4b544150u	/* "KTAP" */
+#define DEBUGFS		"/sys/kernel/debug"
+#define DEBUGFS_MAGIC	0x64626720
+#define POLL_MS		30		/* relay wakes readers only per sub-buffer */
+#define GAP_WAIT	0.02		/* s a record waits for a missing lower seq */
+#define DONE_TIMEOUT	30.0		/* s to wait for "done" after "stop" */
+#define MAX_REC		(16u << 20)	/* larger lengths mean a corrupt stream */
+#define OUT_FLUSH	(1u << 20)
+
+struct rec_hdr {
+	uint32_t magic;
+	uint32_t len;
+	uint64_t seq;
+};
+
+/* ---- messages ---- */
+
+static int verbose;
+
+static void vmsg(const char *prefix, const char *fmt, va_list ap)
+{
+	char line[4096];
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	fprintf(stderr, "%s%s\n", prefix, line);
+}
+
+static void __attribute__((format(printf, 1, 2))) err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("ktap-run: ", fmt, ap);
+	va_end(ap);
+}
+
+static void __attribute__((format(printf, 1, 2))) info(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!verbose)
+		return;
+	va_start(ap, fmt);
+	vmsg("ktap-run: ", fmt, ap);
+	va_end(ap);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n);
+
+	if (!p) {
+		err("out of memory");
+		exit(1);
+	}
+	return p;
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n);
+	if (!p) {
+		err("out of memory");
+		exit(1);
+	}
+	return p;
+}
+
+/* ---- options ---- */
+
+struct options {
+	const char *out_file;	/* -o */
+	const char *command;	/* -c */
+	long target;		/* -x, or the -c command's pid */
+	long buf_mb;		/* -s, 0 = the module's default */
+	const char *module;	/* MODULE.ko */
+	char name[64];		/* module name: basename, no .ko, '-' -> '_' */
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ktap-run [-o FILE] [-c CMD | -x PID] [-s MB] [-v] MODULE.ko\n"
+		"  -o FILE  write the script's output to FILE\n"
+		"  -c CMD   run CMD (/bin/sh -c) once the probes are armed; target() is\n"
+		"           its pid; stop when it exits\n"
+		"  -x PID   target() is PID\n"
+		"  -s MB    relay buffer per CPU, in MiB\n"
+		"  -v       say what happens\n");
+}
+
+static long parse_long(const char *s, const char *what, long min, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max) {
+		err("bad %s '%s' (%ld..%ld)", what, s, min, max);
+		exit(1);
+	}
+	return v;
+}
+
+static bool module_name(const char *path, char *name, size_t size)
+{
+	const char *base = strrchr(path, '/');
+	size_t n;
+
+	base = base ? base + 1 : path;
+	n = strlen(base);
+	if (n > 3 && !strcmp(base + n - 3, ".ko"))
+		n -= 3;
+	if (n == 0 || n >= size)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		name[i] = base[i] == '-' ? '_' : base[i];
+	name[n] = '\0';
+	return true;
+}
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	int c;
+
+	while ((c = getopt(argc, argv, "+o:c:x:s:vh")) != -1) {
+		switch (c) {
+		case 'o': o->out_file = optarg; break;
+		case 'c': o->command = optarg; break;
+		case 'x': o->target = parse_long(optarg, "pid", 1, INT_MAX); break;
+		case 's': o->buf_mb = parse_long(optarg, "buffer size", 1, 4095); break;
+		case 'v': verbose++; break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); exit(1);
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		exit(1);
+	}
+	if (o->command && o->target) {
+		err("-c and -x exclude each other");
+		exit(1);
+	}
+	o->module = argv[optind];
+	if (!module_name(o->module, o->name, sizeof(o->name))) {
+		err("bad module file name '%s'", o->module);
+		exit(1);
+	}
+}
+
+/* ---- the -c command ----
+ * Forked before the module loads, so that its pid can be passed as
+ * ktap_target; it waits on a pipe and execs only once "start" returned.
+ */
+
+struct command {
+	pid_t pid;
+	int go_fd;		/* write end: a byte means exec, EOF means quit */
+	bool exited;
+	int status;
+};
+
+static void command_fork(struct command *cmd, const char *line,
+			 const sigset_t *blocked)
+{
+	int p[2];
+	char go;
+
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		err("pipe: %s", strerror(errno));
+		exit(1);
+	}
+	cmd->pid = fork();
+	if (cmd->pid < 0) {
+		err("fork: %s", strerror(errno));
+		exit(1);
+	}
+	if (cmd->pid == 0) {
+		close(p[1]);
+		if (read(p[0], &go, 1) != 1)
+			_exit(127);
+		signal(SIGPIPE, SIG_DFL);
+		sigprocmask(SIG_UNBLOCK, blocked, NULL);
+		execl("/bin/sh", "sh", "-c", line, (char *)NULL);
+		fprintf(stderr, "ktap-run: /bin/sh: %s\n", strerror(errno));
+		_exit(127);
+	}
+	close(p[0]);
+	cmd->go_fd = p[1];
+}
+
+static void command_release(struct command *cmd, bool go)
+{
+	if (cmd->go_fd < 0)
+		return;
+	if (go && write(cmd->go_fd, "g", 1) != 1)
+		err("cannot start the command: %s", strerror(errno));
+	close(cmd->go_fd);
+	cmd->go_fd = -1;
+}
+
+/* reap: true if the command has exited (now or before) */
+static bool command_reap(struct command *cmd)
+{
+	if (cmd->pid <= 0 || cmd->exited)
+		return cmd->exited;
+	if (waitpid(cmd->pid, &cmd->status, WNOHANG) == cmd->pid) {
+		cmd->exited = true;
+		if (WIFEXITED(cmd->status))
+			info("command exited with status %d", WEXITSTATUS(cmd->status));
+		else if (WIFSIGNALED(cmd->status))
+			info("command killed by signal %d", WTERMSIG(cmd->status));
+	}
+	return cmd->exited;
+}
+
+/* the script ended first: the command goes too (SIGTERM, then SIGKILL) */
+static void command_end(struct command *cmd)
+{
+	if (cmd->pid <= 0)
+		return;
+	command_release(cmd, false);
+	if (command_reap(cmd))
+		return;
+	info("stopping the command (pid %d)", (int)cmd->pid);
+	kill(cmd->pid, SIGTERM);
+	for (int i = 0; i < 50 && !command_reap(cmd); i++)
+		usleep(20000);
+	if (!command_reap(cmd)) {
+		kill(cmd->pid, SIGKILL);
+		waitpid(cmd->pid, &cmd->status, 0);
+		cmd->exited = true;
+	}
+}
+
+/* ---- loading and unloading ---- */
+
+static int load_module(const char *path, const char *params)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int e;
+
+	if (fd < 0)
+		return -2;
+	if (syscall(SYS_finit_module, fd, params, 0) == 0) {
+		close(fd);
+		return 0;
+	}
+	e = errno;
+	if (e == ENOSYS) {	/* kernels before 3.8 */
+		struct stat st;
+		void *image;
+
+		if (fstat(fd, &st) == 0 && (image = malloc(st.st_size + 1))) {
+			if (pread(fd, image, st.st_size, 0) == st.st_size &&
+			    syscall(SYS_init_module, image, st.st_size, params) == 0) {
+				free(image);
+				close(fd);
+				return 0;
+			}
+			e = errno;
+			free(image);
+		}
+	}
+	close(fd);
+	errno = e;
+	return -1;
+}
+
+static const char *load_hint(int e)
+{
+	switch (e) {
+	case EEXIST: return " (a module of that name is already loaded)";
+	case ENOEXEC: return " (not built for this kernel? compare with uname -r)";
+	case EPERM: return " (loading modules needs root, and no lockdown)";
+	case ENOENT: return " (an unknown symbol?)";
+	case EINVAL: return " (a bad parameter or a version mismatch?)";
+	default: return "";
+	}
+}
+
+static bool module_loaded(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/module/%s", name);
+	return access(path, F_OK) == 0;
+}
+
+static int unload_module(const char *name)
+{
+	/* a reader's module reference may linger for a moment */
+	for (int i = 0; i < 50; i++) {
+		if (syscall(SYS_delete_module, name, O_NONBLOCK) == 0)
+			return 0;
+		if (errno != EAGAIN && errno != EBUSY)
+			break;
+		usleep(100000);
+	}
+	err("cannot unload %s: %s; unload it with: rmmod %s", name,
+	    strerror(errno), name);
+	return -1;
+}
+
+/* ---- the module's debugfs files ---- */
+
+struct channels {
+	char dir[128];
+	int ctl;
+	int *cpu;		/* relay file per cpu number, -1 if none */
+	int ncpu;
+	char ctlbuf[4096];	/* a partial control line */
+	size_t ctllen;
+};
+
+static void debugfs_mount(void)
+{
+	struct statfs sf;
+
+	if (statfs(DEBUGFS, &sf) == 0 && sf.f_type == DEBUGFS_MAGIC)
+		return;
+	if (mount("debugfs", DEBUGFS, "debugfs", 0, NULL) == 0)
+		info("mounted debugfs on %s", DEBUGFS);
+}
+
+static int open_channels(struct channels *ch, const char *name)
+{
+	char path[512];
+	struct dirent *de;
+	DIR *d;
+	unsigned n;
+
+	snprintf(ch->dir, sizeof(ch->dir), DEBUGFS "/%s", name);
+	if (access(ch->dir, F_OK) != 0)
+		debugfs_mount();
+	snprintf(path, sizeof(path), "%s/ctl", ch->dir);
+	ch->ctl = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (ch->ctl < 0) {
+		err("cannot open %s: %s (is debugfs mounted, is this a ktap module?)",
+		    path, strerror(errno));
+		return -1;
+	}
+	d = opendir(ch->dir);
+	if (!d) {
+		err("cannot list %s: %s", ch->dir, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		char extra;
+		int fd;
+
+		if (sscanf(de->d_name, "cpu%u%c", &n, &extra) != 1 || n > 65535)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", ch->dir, de->d_name);
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0) {
+			err("cannot open %s: %s", path, strerror(errno));
+			closedir(d);
+			return -1;
+		}
+		if ((int)n >= ch->ncpu) {
+			ch->cpu = xrealloc(ch->cpu, (n + 1) * sizeof(int));
+			while (ch->ncpu <= (int)n)
+				ch->cpu[ch->ncpu++] = -1;
+		}
+		ch->cpu[n] = fd;
+	}
+	closedir(d);
+	if (ch->ncpu == 0) {
+		err("no relay files (cpuN) in %s", ch->dir);
+		return -1;
+	}
+	info("%s: ctl and %d relay files", ch->dir, ch->ncpu);
+	return 0;
+}
+
+static void close_channels(struct channels *ch)
+{
+	if (ch->ctl >= 0)
+		close(ch->ctl);
+	ch->ctl = -1;
+	for (int i = 0; i < ch->ncpu; i++)
+		if (ch->cpu[i] >= 0)
+			close(ch->cpu[i]);
+	free(ch->cpu);
+	ch->cpu = NULL;
+	ch->ncpu = 0;
+}
+
+static int ctl_write(struct channels *ch, const char *cmd)
+{
+	ssize_t n = write(ch->ctl, cmd, strlen(cmd));
+
+	if (n == (ssize_t)strlen(cmd))
+		return 0;
+	if (n >= 0)
+		errno = EIO;
+	return -1;
+}
+
+/* ---- output: records merged on seq ----
+ * Each CPU's records arrive in seq order, but a record may be read before
+ * a lower seq that another CPU is still writing, or that was dropped. The
+ * heap releases a record when its seq is the next one expected, or once
+ * it has waited one more full read pass and GAP_WAIT seconds.
+ */
+
+struct rec {
+	uint64_t seq;
+	unsigned long pass;	/* read pass that found it */
+	double when;
+	uint32_t len;
+	char data[];
+};
+
+struct merger {
+	struct rec **heap;
+	size_t n, cap;
+	uint64_t next_seq;	/* 1: the first seq may be 0 or 1 */
+	unsigned long pass;
+	unsigned long long records, bytes, gaps;
+};
+
+static void heap_push(struct merger *m, struct rec *r)
+{
+	size_t i;
+
+	if (m->n == m->cap) {
+		m->cap = m->cap ? 2 * m->cap : 256;
+		m->heap = xrealloc(m->heap, m->cap * sizeof(*m->heap));
+	}
+	for (i = m->n++; i > 0; i = (i - 1) / 2) {
+		struct rec *parent = m->heap[(i - 1) / 2];
+
+		if (parent->seq <= r->seq)
+			break;
+		m->heap[i] = parent;
+	}
+	m->heap[i] = r;
+}
+
+static struct rec *heap_pop(struct merger *m)
+{
+	struct rec *top = m->heap[0], *last = m->heap[--m->n];
+	size_t i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= m->n)
+			break;
+		if (c + 1 < m->n && m->heap[c + 1]->seq < m->heap[c]->seq)
+			c++;
+		if (last->seq <= m->heap[c]->seq)
+			break;
+		m->heap[i] = m->heap[c];
+		i = c;
+	}
+	if (m->n)
+		m->heap[i] = last;
+	return top;
+}
+
+struct output {
+	int fd;
+	const char *name;
+	char *buf;
+	size_t len, cap;
+	bool broken;		/* reader gone or write error: discard */
+};
+
+static void out_flush(struct output *o)
+{
+	size_t off = 0;
+
+	while (off < o->len && !o->broken) {
+		ssize_t n = write(o->fd, o->buf + off, o->len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (errno != EPIPE)
+				err("cannot write %s: %s", o->name, strerror(errno));
+			o->broken = true;
+			break;
+		}
+		off += n;
+	}
+	o->len = 0;
+}
+
+static void out_put(struct output *o, const char *data, size_t len)
+{
+	if (o->broken)
+		return;
+	if (o->len + len > o->cap) {
+		o->cap = o->len + len > 2 * o->cap ? o->len + len : 2 * o->cap;
+		o->buf = xrealloc(o->buf, o->cap);
+	}
+	memcpy(o->buf + o->len, data, len);
+	o->len += len;
+	if (o->len >= OUT_FLUSH)
+		out_flush(o);
+}
+
+/* move records that are ready (all of them when final) to the output */
+static void merger_emit(struct merger *m, struct output *o, bool final)
+{
+	double t = now();
+
+	while (m->n) {
+		struct rec *top = m->heap[0];
+
+		if (!final && top->seq > m->next_seq &&
+		    !(top->pass < m->pass && t - top->when >= GAP_WAIT))
+			break;
+		heap_pop(m);
+		if (top->seq > m->next_seq)
+			m->gaps += top->seq - m->next_seq;
+		if (top->seq >= m->next_seq)
+			m->next_seq = top->seq + 1;
+		out_put(o, top->data, top->len);
+		free(top);
+	}
+}
+
+/* ---- reading the relay files ---- */
+
+struct cpubuf {
+	char *buf;
+	size_t len, cap;
+	bool warned;
+};
+
+/* cut complete records out of b into the merger; keep a partial one */
+static void parse_records(struct merger *m, struct cpubuf *b, int cpu)
+{
+	size_t off = 0;
+	struct rec_hdr h;
+
+	while (b->len - off >= sizeof(h)) {
+		memcpy(&h, b->buf + off, sizeof(h));
+		if (h.magic != REC_MAGIC || h.len > MAX_REC) {
+			if (!b->warned)
+				err("corrupt record on cpu%d, resynchronizing", cpu);
+			b->warned = true;
+			off++;
+			continue;
+		}
+		if (b->len - off < sizeof(h) + h.len)
+			break;
+		struct rec *r = xmalloc(sizeof(*r) + h.len);
+		r->seq = h.seq;
+		r->pass = m->pass;
+		r->when = now();
+		r->len = h.len;
+		memcpy(r->data, b->buf + off + sizeof(h), h.len);
+		heap_push(m, r);
+		m->records++;
+		m->bytes += h.len;
+		off += sizeof(h) + h.len;
+	}
+	memmove(b->buf, b->buf + off, b->len - off);
+	b->len -= off;
+}
+
+/* one pass over every relay file; returns the bytes read */
+static size_t read_relay(struct channels *ch, struct cpubuf *bufs,
+			 struct merger *m)
+{
+	size_t total = 0;
+
+	m->pass++;
+	for (int i = 0; i < ch->ncpu; i++) {
+		struct cpubuf *b = &bufs[i];
+
+		if (ch->cpu[i] < 0)
+			continue;
+		for (;;) {
+			ssize_t n;
+
+			if (b->cap - b->len < 65536) {
+				b->cap = b->cap ? 2 * b->cap : 262144;
+				b->buf = xrealloc(b->buf, b->cap);
+			}
+			n = read(ch->cpu[i], b->buf + b->len, b->cap - b->len);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			b->len += n;
+			total += n;
+			parse_records(m, b, i);
+		}
+	}
+	return total;
+}
+
+/* ---- the control channel ---- */
+
+enum state { RUNNING, STOPPING, DONE };
+
+struct run {
+	struct options *opt;
+	struct channels ch;
+	struct cpubuf *bufs;
+	struct merger m;
+	struct output out;
+	struct command cmd;
+	enum state state;
+	double stop_time;
+	int nsignals;
+	int status;		/* exit status */
+	unsigned long long dropped, skipped;
+};
+
+static void request_stop(struct run *r, const char *why)
+{
+	if (r->state != RUNNING)
+		return;
+	info("stopping: %s", why);
+	r->stop_time = now();
+	if (ctl_write(&r->ch, "stop") < 0) {
+		err("cannot stop the script: %s", strerror(errno));
+		r->status = 1;
+		r->state = DONE;
+		return;
+	}
+	r->state = STOPPING;
+}
+
+static void ctl_message(struct run *r, char *line)
+{
+	if (!strcmp(line, "exit")) {
+		request_stop(r, "the script called exit()");
+	} else if (!strncmp(line, "error ", 6)) {
+		fprintf(stderr, "ERROR: %s\n", line + 6);
+		r->status = 1;
+	} else if (!strncmp(line, "warn ", 5)) {
+		fprintf(stderr, "WARNING: %s\n", line + 5);
+	} else if (!strncmp(line, "done", 4)) {
+		if (sscanf(line + 4, "%llu %llu", &r->dropped, &r->skipped) != 2)
+			err("bad control message '%s'", line);
+		r->state = DONE;
+	} else if (*line) {
+		err("unknown control message '%s'", line);
+	}
+}
+
+/* read what the control file has; false if it had nothing */
+static bool ctl_read(struct run *r)
+{
+	struct channels *ch = &r->ch;
+	char *nl;
+	ssize_t n;
+
+	n = read(ch->ctl, ch->ctlbuf + ch->ctllen, sizeof(ch->ctlbuf) - 1 - ch->ctllen);
+	if (n <= 0)
+		return false;
+	ch->ctllen += n;
+	ch->ctlbuf[ch->ctllen] = '\0';
+	while ((nl = strchr(ch->ctlbuf, '\n'))) {
+		*nl = '\0';
+		ctl_message(r, ch->ctlbuf);
+		ch->ctllen -= nl + 1 - ch->ctlbuf;
+		memmove(ch->ctlbuf, nl + 1, ch->ctllen + 1);
+	}
+	if (ch->ctllen == sizeof(ch->ctlbuf) - 1) {	/* no newline: take it */
+		ctl_message(r, ch->ctlbuf);
+		ch->ctllen = 0;
+	}
+	return true;
+}
+
+/* ---- signals ---- */
+
+static void on_signal(struct run *r, int sfd)
+{
+	struct signalfd_siginfo si;
+
+	while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			if (r->cmd.pid > 0 && !r->cmd.exited && command_reap(&r->cmd))
+				request_stop(r, "the command exited");
+			continue;
+		}
+		r->nsignals++;
+		if (r->state == RUNNING) {
+			request_stop(r, strsignal(si.ssi_signo));
+		} else if (r->nsignals >= 3) {
+			err("giving up waiting for the script to stop");
+			r->status = 1;
+			r->state = DONE;
+		} else {
+			err("still stopping (the end probes run)");
+		}
+	}
+}
+
+/* ---- the main loop ---- */
+
+static void run_loop(struct run *r, int sfd)
+{
+	bool ctl_quiet = false;
+
+	while (r->state != DONE) {
+		struct pollfd pfd[2] = {
+			{ .fd = sfd, .events = POLLIN },
+			{ .fd = ctl_quiet ? -1 : r->ch.ctl, .events = POLLIN },
+		};
+
+		if (poll(pfd, 2, POLL_MS) < 0 && errno != EINTR) {
+			err("poll: %s", strerror(errno));
+			r->status = 1;
+			break;
+		}
+		ctl_quiet = false;
+		if (pfd[0].revents)
+			on_signal(r, sfd);
+		/* an empty read while poll says readable: do not spin */
+		if (pfd[1].revents && !ctl_read(r))
+			ctl_quiet = true;
+		read_relay(&r->ch, r->bufs, &r->m);
+		merger_emit(&r->m, &r->out, false);
+		out_flush(&r->out);
+		if (r->out.broken)
+			request_stop(r, "the output is closed");
+		if (r->state == STOPPING && now() - r->stop_time > DONE_TIMEOUT) {
+			err("no answer to stop after %.0f s, unloading anyway", DONE_TIMEOUT);
+			r->status = 1;
+			break;
+		}
+	}
+	/* "done": all output is in relay; drain it */
+	while (read_relay(&r->ch, r->bufs, &r->m) > 0)
+		;
+	while (ctl_read(r))	/* late error/warn lines */
+		;
+	merger_emit(&r->m, &r->out, true);
+	out_flush(&r->out);
+}
+
+static void report(struct run *r)
+{
+	struct merger *m = &r->m;
+
+	info("%llu records, %llu bytes, %llu seq gaps", m->records, m->bytes, m->gaps);
+	if (r->dropped > 0)
+		fprintf(stderr, "ktap: %llu records dropped\n", r->dropped);
+	if (r->skipped > 0)
+		fprintf(stderr, "ktap: %llu probe hits skipped\n", r->skipped);
+}
+
+static int open_output(struct output *o, const char *file)
+{
+	o->fd = 1;
+	o->name = "stdout";
+	if (!file)
+		return 0;
+	o->name = file;
+	o->fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (o->fd < 0) {
+		err("cannot create %s: %s", file, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* load, start, run, stop; the module is unloaded on every path */
+static int run_module(struct run *r, int sfd)
+{
+	struct options *o = r->opt;
+	char params[128] = "";
+	double t;
+	int n = 0;
+
+	if (o->target)
+		n += snprintf(params + n, sizeof(params) - n, "ktap_target=%ld ", o->target);
+	if (o->buf_mb)
+		snprintf(params + n, sizeof(params) - n, "ktap_bufsize=%ld", o->buf_mb << 20);
+	t = now();
+	n = load_module(o->module, params);
+	if (n == -2) {
+		err("cannot open %s: %s", o->module, strerror(errno));
+		return 1;
+	}
+	if (n < 0) {
+		int e = errno;
+
+		err("cannot load %s: %s%s; see dmesg for the kernel's reason",
+		    o->module, strerror(e), load_hint(e));
+		return 1;
+	}
+	info("loaded %s in %.0f ms (%s)", o->name, (now() - t) * 1e3,
+	     *params ? params : "no parameters");
+
+	r->ch.ctl = -1;
+	if (open_channels(&r->ch, o->name) == 0) {
+		r->bufs = calloc(r->ch.ncpu, sizeof(*r->bufs));
+		t = now();
+		if (ctl_write(&r->ch, "start") == 0) {
+			info("started in %.0f ms", (now() - t) * 1e3);
+			command_release(&r->cmd, true);
+			run_loop(r, sfd);
+		} else {
+			err("the script failed to start: %s", strerror(errno));
+			r->status = 1;
+			r->state = DONE;
+			run_loop(r, sfd);	/* print its output and messages */
+		}
+		report(r);
+	} else {
+		r->status = 1;
+	}
+	close_channels(&r->ch);
+	command_release(&r->cmd, false);
+	if (unload_module(o->name) < 0)
+		r->status = 1;
+	else
+		info("unloaded %s", o->name);
+	return r->status;
+}
+
+int main(int argc, char **argv)
+{
+	struct options opt = { 0 };
+	struct run r = { .opt = &opt, .m.next_seq = 1, .cmd.go_fd = -1 };
+	sigset_t sigs;
+	int sfd, status;
+
+	parse_options(argc, argv, &opt);
+	if (module_loaded(opt.name)) {
+		err("a module named %s is already loaded (another ktap-run?); "
+		    "unload it with: rmmod %s", opt.name, opt.name);
+		return 1;
+	}
+	if (opt.target && kill(opt.target, 0) < 0 && errno == ESRCH) {
+		err("no process %ld", opt.target);
+		return 1;
+	}
+	if (open_output(&r.out, opt.out_file) < 0)
+		return 1;
+
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
+	sigaddset(&sigs, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &sigs, NULL);
+	sfd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (sfd < 0) {
+		err("signalfd: %s", strerror(errno));
+		return 1;
+	}
+	if (opt.command) {
+		command_fork(&r.cmd, opt.command, &sigs);
+		opt.target = r.cmd.pid;
+	}
+
+	status = run_module(&r, sfd);
+	command_end(&r.cmd);
+	if (r.out.fd > 2 && close(r.out.fd) < 0) {
+		err("cannot write %s: %s", opt.out_file, strerror(errno));
+		status = 1;
+	}
+	return status;
+}

@@ -1,0 +1,140 @@
+/* diag.c - errors and warnings that point at the script.
+ *
+ *   file:line:col: error: message
+ *       source line
+ *       ^
+ *
+ * Every error is counted and passes keep going, so one run reports all
+ * of them. The caret line copies the tabs of the source line so it lines
+ * up whatever the terminal's tab width.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ktap.h"
+
+bool diag_no_warnings;
+bool diag_warnings_are_errors;
+
+static int nerrors;
+
+int diag_error_count(void)
+{
+	return nerrors;
+}
+
+/* The start of line `line` (1-based) in src, or NULL. */
+static const char *line_start(const struct source *src, int line)
+{
+	const char *p = src->text;
+	for (int n = 1; n < line; n++) {
+		p = strchr(p, '\n');
+		if (!p)
+			return NULL;
+		p++;
+	}
+	return p;
+}
+
+static void show_source_line(const struct srcloc *loc)
+{
+	if (!loc->src || !loc->src->text || loc->line < 1)
+		return;
+	const char *p = line_start(loc->src, loc->line);
+	if (!p)
+		return;
+	int len = (int)strcspn(p, "\n");
+	fprintf(stderr, "    %.*s\n    ", len, p);
+	for (int i = 0; i < loc->col - 1 && i < len; i++)
+		fputc(p[i] == '\t' ? '\t' : ' ', stderr);
+	fputs("^\n", stderr);
+}
+
+static void report(const struct srcloc *loc, const char *label,
+		   const char *fmt, va_list ap)
+{
+	if (loc && loc->src)
+		fprintf(stderr, "%s:%d:%d: ", loc->src->name, loc->line,
+			loc->col);
+	else
+		fputs("ktap: ", stderr);
+	fprintf(stderr, "%s: ", label);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	if (loc)
+		show_source_line(loc);
+}
+
+void diag_error(const struct srcloc *loc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	report(loc, "error", fmt, ap);
+	va_end(ap);
+	nerrors++;
+}
+
+void diag_warning(const struct srcloc *loc, const char *fmt, ...)
+{
+	if (diag_no_warnings && !diag_warnings_are_errors)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	report(loc, diag_warnings_are_errors ? "error" : "warning", fmt, ap);
+	va_end(ap);
+	if (diag_warnings_are_errors)
+		nerrors++;
+}
+
+void diag_note(const struct srcloc *loc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	report(loc, "note", fmt, ap);
+	va_end(ap);
+}
+
+/* Levenshtein distance between a and b. */
+static int edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	int *row = xalloc((lb + 1) * sizeof *row);
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		int diag = row[0];
+		row[0] = (int)i;
+		for (size_t j = 1; j <= lb; j++) {
+			int up = row[j];
+			int best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	int d = row[lb];
+	free(row);
+	return d;
+}
+
+/* The candidate closest to word, if it is close enough to be a typo. */
+const char *diag_closest(const char *word, const char *const *candidates,
+			 int n)
+{
+	const char *best = NULL;
+	int best_d = 0;
+	int limit = (int)strlen(word) / 3 + 1;
+	for (int i = 0; i < n; i++) {
+		if (!candidates[i] || strcmp(word, candidates[i]) == 0)
+			continue;
+		int d = edit_distance(word, candidates[i]);
+		if (d <= limit && (!best || d < best_d)) {
+			best = candidates[i];
+			best_d = d;
+		}
+	}
+	return best;
+}

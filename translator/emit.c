@@ -1,0 +1,941 @@
+/* emit.c - pass 3: the resolved program as one kernel C file.
+ *
+ * Shape of the output (see doc/internals.md): globals, a frame struct and
+ * a C function per script function and probe handler, the probe table,
+ * then runtime/module.h. Locals and temporaries live in the frame, which
+ * the runtime allocates from a per-CPU arena, not on the kernel stack.
+ *
+ * Expressions are emitted as a list of C statements written to the current
+ * body, plus a side-effect-free C expression that holds the value after
+ * them. Long values are int64_t; strings are char buffers of MAXSTRINGLEN.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "program.h"
+#include "format.h"
+
+#define MAX_LOOP_DEPTH 64
+
+struct loop_labels {
+	int brk, cont;
+};
+
+struct emitter {
+	const struct program *prog;
+	const struct options *opt;
+	struct strbuf *body;		/* the function being written */
+	struct strbuf frame;		/* its frame's temporaries */
+	int ntemps;
+	int nlabels;
+	int indent;
+	struct loop_labels loops[MAX_LOOP_DEPTH];
+	int nloops;
+	const struct function *fn;	/* NULL in a probe handler */
+	const char *c_file;		/* the generated file's name, for #line */
+};
+
+/* ---- small writers ---- */
+
+static void line(struct emitter *em, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void line(struct emitter *em, const char *fmt, ...)
+{
+	va_list ap;
+	char *text;
+	int i;
+
+	va_start(ap, fmt);
+	if (vasprintf(&text, fmt, ap) < 0)
+		exit(1);
+	va_end(ap);
+	for (i = 0; i < em->indent; i++)
+		sb_putc(em->body, '\t');
+	sb_puts(em->body, text);
+	sb_putc(em->body, '\n');
+	free(text);
+}
+
+static char *new_temp(struct emitter *em, enum type t)
+{
+	int n = em->ntemps++;
+
+	if (t == TY_STRING)
+		sb_printf(&em->frame, "\tchar t%d[MAXSTRINGLEN];\n", n);
+	else
+		sb_printf(&em->frame, "\tint64_t t%d;\n", n);
+	return xasprintf("f->t%d", n);
+}
+
+static int new_label(struct emitter *em)
+{
+	return em->nlabels++;
+}
+
+/* a C string literal for any bytes */
+static char *c_string(const char *s)
+{
+	struct strbuf sb = { 0 };
+
+	sb_putc(&sb, '"');
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			sb_printf(&sb, "\\%c", ch);
+		else if (ch == '\n')
+			sb_puts(&sb, "\\n");
+		else if (ch == '\t')
+			sb_puts(&sb, "\\t");
+		else if (ch < 32 || ch >= 127 || ch == '?')
+			sb_printf(&sb, "\\%03o", ch);
+		else
+			sb_putc(&sb, ch);
+	}
+	sb_putc(&sb, '"');
+	return sb.buf;
+}
+
+/* "near operator '/' at t.stp:3:12" */
+static char *near(const struct srcloc *loc, const char *what)
+{
+	return c_string(xasprintf("near %s at %s:%d:%d", what,
+				  loc->src ? loc->src->name : "?", loc->line, loc->col));
+}
+
+static void check_error(struct emitter *em)
+{
+	line(em, "if (unlikely(c->error))");
+	line(em, "\tgoto out;");
+}
+
+/* ---- names ---- */
+
+static char *var_name(const struct symbol *s)
+{
+	switch (s->kind) {
+	case SYM_GLOBAL:
+		return xasprintf("g_%s", s->name);
+	case SYM_PARAM:
+		return xasprintf("f->p_%s", s->name);
+	default:
+		return xasprintf("f->l_%s", s->name);
+	}
+}
+
+static char *function_name(const struct function *fn)
+{
+	return xasprintf("fn_%s_%d", fn->name, fn->nparams);
+}
+
+/* ---- expressions ---- */
+
+static char *emit_expr(struct emitter *em, const struct expr *e);
+
+static const char *c_operator(enum op op)
+{
+	switch (op) {
+	case OP_ADD: case OP_ADD_ASSIGN: return "+";
+	case OP_SUB: case OP_SUB_ASSIGN: return "-";
+	case OP_MUL: case OP_MUL_ASSIGN: return "*";
+	case OP_BITAND: case OP_AND_ASSIGN: return "&";
+	case OP_BITOR: case OP_OR_ASSIGN: return "|";
+	case OP_BITXOR: case OP_XOR_ASSIGN: return "^";
+	case OP_LT: return "<";
+	case OP_LE: return "<=";
+	case OP_GT: return ">";
+	case OP_GE: return ">=";
+	case OP_EQ: return "==";
+	case OP_NE: return "!=";
+	default: return NULL;
+	}
+}
+
+static bool is_div(enum op op)
+{
+	return op == OP_DIV || op == OP_MOD || op == OP_DIV_ASSIGN ||
+	       op == OP_MOD_ASSIGN;
+}
+
+static bool is_shift(enum op op)
+{
+	return op == OP_SHL || op == OP_SHR || op == OP_SHL_ASSIGN ||
+	       op == OP_SHR_ASSIGN;
+}
+
+/* a op b for longs; division checks for zero, shifts stay defined */
+static char *arith(struct emitter *em, enum op op, const char *a, const char *b,
+		   const struct srcloc *loc)
+{
+	if (is_div(op)) {
+		bool mod = op == OP_MOD || op == OP_MOD_ASSIGN;
+		char *ta = new_temp(em, TY_LONG), *tb = new_temp(em, TY_LONG);
+		char *res = new_temp(em, TY_LONG);
+
+		line(em, "%s = %s;", ta, a);
+		line(em, "%s = %s;", tb, b);
+		line(em, "if (unlikely(%s == 0)) {", tb);
+		line(em, "\tktap_error(c, \"division by zero\", %s);",
+		     near(loc, xasprintf("operator '%s'", mod ? "%" : "/")));
+		line(em, "\tgoto out;");
+		line(em, "}");
+		if (mod)
+			line(em, "%s = %s == -1 ? 0 : %s %% %s;", res, tb, ta, tb);
+		else
+			line(em, "%s = %s == -1 ? (int64_t)(0 - (uint64_t)%s) : %s / %s;",
+			     res, tb, ta, ta, tb);
+		return res;
+	}
+	if (is_shift(op)) {
+		if (op == OP_SHL || op == OP_SHL_ASSIGN)
+			return xasprintf("((int64_t)((uint64_t)(%s) << ((%s) & 63)))", a, b);
+		return xasprintf("((int64_t)(%s) >> ((%s) & 63))", a, b);
+	}
+	/* wrap-around like the hardware, without signed-overflow UB */
+	if (op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_ADD_ASSIGN ||
+	    op == OP_SUB_ASSIGN || op == OP_MUL_ASSIGN)
+		return xasprintf("((int64_t)((uint64_t)(%s) %s (uint64_t)(%s)))",
+				 a, c_operator(op), b);
+	return xasprintf("((%s) %s (%s))", a, c_operator(op), b);
+}
+
+static char *emit_unary(struct emitter *em, const struct expr *e)
+{
+	char *v = emit_expr(em, e->lhs);
+
+	switch (e->op) {
+	case OP_NEG: return xasprintf("((int64_t)(0 - (uint64_t)(%s)))", v);
+	case OP_NOT: return xasprintf("((int64_t)!(%s))", v);
+	case OP_BITNOT: return xasprintf("(~(%s))", v);
+	default: return v;
+	}
+}
+
+static char *emit_compare(struct emitter *em, const struct expr *e)
+{
+	char *a = emit_expr(em, e->lhs), *b = emit_expr(em, e->rhs);
+	char *t = new_temp(em, TY_LONG);
+
+	if (e->lhs->type == TY_STRING)
+		line(em, "%s = strcmp(%s, %s) %s 0;", t, a, b, c_operator(e->op));
+	else
+		line(em, "%s = (%s) %s (%s);", t, a, c_operator(e->op), b);
+	return t;
+}
+
+/* && and || evaluate the right side only when needed */
+static char *emit_logical(struct emitter *em, const struct expr *e)
+{
+	char *t = new_temp(em, TY_LONG);
+	char *a = emit_expr(em, e->lhs), *b;
+
+	if (e->op == OP_AND) {
+		line(em, "%s = 0;", t);
+		line(em, "if (%s) {", a);
+	} else {
+		line(em, "%s = 1;", t);
+		line(em, "if (!(%s)) {", a);
+	}
+	em->indent++;
+	b = emit_expr(em, e->rhs);
+	line(em, "%s = (%s) != 0;", t, b);
+	em->indent--;
+	line(em, "}");
+	return t;
+}
+
+static char *emit_ternary(struct emitter *em, const struct expr *e)
+{
+	char *t = new_temp(em, e->type);
+	char *cond = emit_expr(em, e->cond), *v;
+
+	line(em, "if (%s) {", cond);
+	em->indent++;
+	v = emit_expr(em, e->lhs);
+	if (e->type == TY_STRING)
+		line(em, "ktap_strcpy(%s, %s);", t, v);
+	else
+		line(em, "%s = %s;", t, v);
+	em->indent--;
+	line(em, "} else {");
+	em->indent++;
+	v = emit_expr(em, e->rhs);
+	if (e->type == TY_STRING)
+		line(em, "ktap_strcpy(%s, %s);", t, v);
+	else
+		line(em, "%s = %s;", t, v);
+	em->indent--;
+	line(em, "}");
+	return t;
+}
+
+static char *emit_concat(struct emitter *em, const struct expr *e)
+{
+	char *a = emit_expr(em, e->lhs), *b = emit_expr(em, e->rhs);
+	char *t = new_temp(em, TY_STRING);
+
+	line(em, "ktap_strcat(%s, %s, %s);", t, a, b);
+	return t;
+}
+
+static char *emit_assign(struct emitter *em, const struct expr *e)
+{
+	char *lhs = var_name(e->lhs->sym);
+	char *rhs = emit_expr(em, e->rhs);
+
+	if (e->op == OP_CONCAT_ASSIGN) {
+		line(em, "ktap_strcat(%s, %s, %s);", lhs, lhs, rhs);
+	} else if (e->type == TY_STRING) {
+		line(em, "ktap_strcpy(%s, %s);", lhs, rhs);
+	} else if (e->op == OP_ASSIGN) {
+		line(em, "%s = %s;", lhs, rhs);
+	} else {
+		char *v = arith(em, e->op, lhs, rhs, &e->loc);
+
+		line(em, "%s = %s;", lhs, v);
+	}
+	return lhs;
+}
+
+static char *emit_incdec(struct emitter *em, const struct expr *e)
+{
+	char *v = var_name(e->lhs->sym);
+	char *t = new_temp(em, TY_LONG);
+	const char *op = e->op == OP_INC ? "+" : "-";
+
+	if (e->postfix)
+		line(em, "%s = %s;", t, v);
+	line(em, "%s = (int64_t)((uint64_t)%s %s 1);", v, v, op);
+	if (!e->postfix)
+		line(em, "%s = %s;", t, v);
+	return t;
+}
+
+static char *emit_script_arg(struct emitter *em, const struct expr *e)
+{
+	const struct options *opt = em->opt;
+	const char *arg;
+
+	if (e->num < 1 || e->num > opt->nscript_args) {
+		diag_error(&e->loc, "script argument %s%lld is not given (the script has %d)",
+			   e->str ? "@" : "$", (long long)e->num, opt->nscript_args);
+		return xstrdup("0");
+	}
+	arg = opt->script_args[e->num - 1];
+	if (e->str)
+		return c_string(arg);
+	{
+		char *end;
+		long long v = strtoll(arg, &end, 0);
+
+		if (*end || end == arg) {
+			diag_error(&e->loc, "script argument $%lld is '%s', not a number (use @%lld for a string)",
+				   (long long)e->num, arg, (long long)e->num);
+			return xstrdup("0");
+		}
+		return xasprintf("((int64_t)%lldLL)", v);
+	}
+}
+
+/* evaluate arguments left to right into values that stay put */
+static char **emit_args(struct emitter *em, const struct expr *e, int first)
+{
+	char **vals = xalloc((e->nargs + 1) * sizeof(*vals));
+	int i;
+
+	for (i = first; i < e->nargs; i++) {
+		char *v = emit_expr(em, e->args[i]);
+
+		if (e->args[i]->type == TY_LONG && i + 1 < e->nargs) {
+			char *t = new_temp(em, TY_LONG);
+
+			line(em, "%s = %s;", t, v);
+			v = t;
+		}
+		vals[i] = v;
+	}
+	return vals;
+}
+
+static char *emit_function_call(struct emitter *em, const struct expr *e)
+{
+	const struct function *fn = e->fn;
+	char **vals = emit_args(em, e, 0);
+	struct strbuf call = { 0 };
+	char *t = NULL;
+	int i;
+
+	sb_printf(&call, "%s(c", function_name(fn));
+	if (fn->ret_type == TY_STRING) {
+		t = new_temp(em, TY_STRING);
+		sb_printf(&call, ", %s", t);
+	}
+	for (i = 0; i < e->nargs; i++)
+		sb_printf(&call, ", %s", vals[i]);
+	sb_puts(&call, ")");
+	if (fn->ret_type == TY_LONG) {
+		t = new_temp(em, TY_LONG);
+		line(em, "%s = %s;", t, call.buf);
+	} else {
+		line(em, "%s;", call.buf);
+	}
+	check_error(em);
+	return t ? t : xstrdup("0");
+}
+
+/* a format for print-style builtins: each value as %d or %s */
+static char *print_format(const struct expr *e, int first, const char *delim,
+			  bool newline)
+{
+	struct strbuf fmt = { 0 };
+	int i;
+
+	sb_puts(&fmt, "");
+	for (i = first; i < e->nargs; i++) {
+		if (i > first && delim)
+			sb_puts(&fmt, delim);
+		sb_puts(&fmt, e->args[i]->type == TY_STRING ? "%s" : "%lld");
+	}
+	if (newline)
+		sb_puts(&fmt, "\n");
+	return fmt.buf;
+}
+
+static char *escape_percent(const char *s)
+{
+	struct strbuf sb = { 0 };
+
+	sb_puts(&sb, "");
+	for (; *s; s++) {
+		if (*s == '%')
+			sb_putc(&sb, '%');
+		sb_putc(&sb, *s);
+	}
+	return sb.buf;
+}
+
+static char *emit_formatted(struct emitter *em, const struct expr *e,
+			    const char *fmt, int first, bool to_string)
+{
+	char **vals = emit_args(em, e, first);
+	struct strbuf call = { 0 };
+	char *t = NULL;
+	int i;
+
+	if (to_string) {
+		t = new_temp(em, TY_STRING);
+		sb_printf(&call, "ktap_sprintf(c, %s, %s", t, c_string(fmt));
+	} else {
+		sb_printf(&call, "ktap_printf(c, %s", c_string(fmt));
+	}
+	for (i = first; i < e->nargs; i++) {
+		if (e->args[i]->type == TY_STRING)
+			sb_printf(&call, ", (const char *)%s", vals[i]);
+		else
+			sb_printf(&call, ", (int64_t)%s", vals[i]);
+	}
+	sb_puts(&call, ");");
+	line(em, "%s", call.buf);
+	return t ? t : xstrdup("0");
+}
+
+static char *emit_builtin(struct emitter *em, const struct expr *e)
+{
+	bool ln = e->builtin == BI_PRINTLN || e->builtin == BI_SPRINTLN ||
+		  e->builtin == BI_PRINTDLN || e->builtin == BI_SPRINTDLN;
+	bool to_string = e->builtin == BI_SPRINTF || e->builtin == BI_SPRINT ||
+			 e->builtin == BI_SPRINTLN || e->builtin == BI_SPRINTD ||
+			 e->builtin == BI_SPRINTDLN;
+
+	switch (e->builtin) {
+	case BI_PRINTF:
+	case BI_SPRINTF:
+		return emit_formatted(em, e, e->args[0]->str, 1, to_string);
+	case BI_PRINTD:
+	case BI_PRINTDLN:
+	case BI_SPRINTD:
+	case BI_SPRINTDLN:
+		if (e->args[0]->kind != EX_STRING) {
+			diag_error(&e->args[0]->loc, "the delimiter of %s must be a string literal",
+				   e->str);
+			return xstrdup("0");
+		}
+		return emit_formatted(em, e,
+				      print_format(e, 1, escape_percent(e->args[0]->str), ln),
+				      1, to_string);
+	default:
+		return emit_formatted(em, e, print_format(e, 0, NULL, ln), 0,
+				      to_string);
+	}
+}
+
+static char *emit_expr(struct emitter *em, const struct expr *e)
+{
+	switch (e->kind) {
+	case EX_NUMBER:
+		if (e->num == INT64_MIN)
+			return xstrdup("((int64_t)(-9223372036854775807LL - 1))");
+		return xasprintf("((int64_t)%lldLL)", (long long)e->num);
+	case EX_STRING:
+		return c_string(e->str);
+	case EX_SCRIPT_ARG:
+		return emit_script_arg(em, e);
+	case EX_ARGC:
+		return xasprintf("((int64_t)%d)", em->opt->nscript_args);
+	case EX_VAR:
+		return var_name(e->sym);
+	case EX_UNARY:
+		return emit_unary(em, e);
+	case EX_BINARY: {
+		char *a = emit_expr(em, e->lhs);
+		char *b;
+
+		if (e->rhs->kind != EX_NUMBER && e->rhs->kind != EX_VAR) {
+			char *t = new_temp(em, TY_LONG);
+
+			line(em, "%s = %s;", t, a);
+			a = t;
+		}
+		b = emit_expr(em, e->rhs);
+		return arith(em, e->op, a, b, &e->loc);
+	}
+	case EX_COMPARE:
+		return emit_compare(em, e);
+	case EX_LOGICAL:
+		return emit_logical(em, e);
+	case EX_CONCAT:
+		return emit_concat(em, e);
+	case EX_TERNARY:
+		return emit_ternary(em, e);
+	case EX_ASSIGN:
+		return emit_assign(em, e);
+	case EX_INCDEC:
+		return emit_incdec(em, e);
+	case EX_CALL:
+		return e->builtin ? emit_builtin(em, e) : emit_function_call(em, e);
+	default:
+		diag_error(&e->loc, "this ktap cannot translate this expression yet");
+		return xstrdup("0");
+	}
+}
+
+/* ---- statements ---- */
+
+static void emit_stmt(struct emitter *em, const struct stmt *s);
+
+static void emit_action(struct emitter *em, const struct stmt *s)
+{
+	line(em, "if (unlikely(ktap_action(c, %s)))",
+	     c_string(xasprintf("%s:%d:%d", s->loc.src ? s->loc.src->name : "?",
+				s->loc.line, s->loc.col)));
+	line(em, "\tgoto out;");
+}
+
+static void emit_block_body(struct emitter *em, const struct stmt *s)
+{
+	em->indent++;
+	emit_stmt(em, s);
+	em->indent--;
+}
+
+static void emit_if(struct emitter *em, const struct stmt *s)
+{
+	char *cond = emit_expr(em, s->expr);
+
+	line(em, "if (%s) {", cond);
+	emit_block_body(em, s->then);
+	if (s->els) {
+		line(em, "} else {");
+		emit_block_body(em, s->els);
+	}
+	line(em, "}");
+}
+
+/* while and for: the condition is re-evaluated at the top of each round */
+static void emit_loop(struct emitter *em, const struct stmt *s)
+{
+	struct loop_labels l = { new_label(em), new_label(em) };
+
+	if (em->nloops >= MAX_LOOP_DEPTH) {
+		diag_error(&s->loc, "loops are nested too deeply");
+		return;
+	}
+	if (s->init)
+		emit_stmt(em, s->init);
+	line(em, "for (;;) {");
+	em->indent++;
+	emit_action(em, s);
+	if (s->expr) {
+		char *cond = emit_expr(em, s->expr);
+
+		line(em, "if (!(%s))", cond);
+		line(em, "\tbreak;");
+	}
+	em->loops[em->nloops++] = l;
+	emit_stmt(em, s->then);
+	em->nloops--;
+	em->indent--;
+	line(em, "cont%d:", l.cont);
+	em->indent++;
+	if (s->step)
+		emit_expr(em, s->step);
+	line(em, ";");
+	em->indent--;
+	line(em, "}");
+	line(em, "brk%d:", l.brk);
+	line(em, ";");
+}
+
+static void emit_return(struct emitter *em, const struct stmt *s)
+{
+	if (s->expr) {
+		char *v = emit_expr(em, s->expr);
+
+		if (em->fn->ret_type == TY_STRING)
+			line(em, "ktap_strcpy(ret, %s);", v);
+		else
+			line(em, "retval = %s;", v);
+	}
+	line(em, "goto out;");
+}
+
+static void emit_stmt(struct emitter *em, const struct stmt *s)
+{
+	int i;
+
+	if (!s)
+		return;
+	if (s->kind != ST_BLOCK && s->kind != ST_NULL)
+		emit_action(em, s);
+	switch (s->kind) {
+	case ST_BLOCK:
+		for (i = 0; i < s->nbody; i++)
+			emit_stmt(em, s->body[i]);
+		break;
+	case ST_NULL:
+		break;
+	case ST_EXPR:
+		emit_expr(em, s->expr);
+		break;
+	case ST_IF:
+		emit_if(em, s);
+		break;
+	case ST_WHILE:
+	case ST_FOR:
+		emit_loop(em, s);
+		break;
+	case ST_BREAK:
+	case ST_CONTINUE:
+		if (!em->nloops) {
+			diag_error(&s->loc, "'%s' outside a loop",
+				   s->kind == ST_BREAK ? "break" : "continue");
+			break;
+		}
+		line(em, "goto %s%d;", s->kind == ST_BREAK ? "brk" : "cont",
+		     s->kind == ST_BREAK ? em->loops[em->nloops - 1].brk
+					 : em->loops[em->nloops - 1].cont);
+		break;
+	case ST_NEXT:
+		line(em, "goto out;");
+		break;
+	case ST_RETURN:
+		emit_return(em, s);
+		break;
+	default:
+		diag_error(&s->loc, "this ktap cannot translate this statement yet");
+		break;
+	}
+}
+
+/* ---- frames, functions, probes ---- */
+
+static void frame_var(struct strbuf *sb, const struct symbol *s, const char *prefix)
+{
+	if (s->type == TY_STRING)
+		sb_printf(sb, "\tchar %s%s[MAXSTRINGLEN];\n", prefix, s->name);
+	else
+		sb_printf(sb, "\tint64_t %s%s;\n", prefix, s->name);
+}
+
+static void begin_body(struct emitter *em, struct strbuf *body)
+{
+	memset(&em->frame, 0, sizeof(em->frame));
+	sb_puts(&em->frame, "");
+	em->body = body;
+	em->ntemps = 0;
+	em->indent = 1;
+	em->nloops = 0;
+}
+
+static char *function_signature(const struct function *fn)
+{
+	struct strbuf sb = { 0 };
+	int i;
+
+	sb_printf(&sb, "static %s %s(struct ktap_context *c",
+		  fn->ret_type == TY_LONG ? "int64_t" : "void", function_name(fn));
+	if (fn->ret_type == TY_STRING)
+		sb_puts(&sb, ", char *ret");
+	for (i = 0; i < fn->nparams; i++)
+		sb_printf(&sb, ", %s a_%s",
+			  fn->params[i].sym->type == TY_STRING ? "const char *" : "int64_t",
+			  fn->params[i].name);
+	sb_puts(&sb, ")");
+	return sb.buf;
+}
+
+/* embedded C sees SystemTap's macros; #line points errors at the script */
+static void emit_embedded_body(struct emitter *em, const struct function *fn)
+{
+	struct strbuf *b = em->body;
+	int i;
+
+	sb_puts(b, "#define CONTEXT c\n");
+	sb_printf(b, "#define STAP_RETVALUE %s\n",
+		  fn->ret_type == TY_STRING ? "ret" : "retval");
+	sb_printf(b, "#define KTAP_RETVALUE STAP_RETVALUE\n");
+	if (fn->ret_type == TY_STRING)
+		sb_puts(b, "#define STAP_RETURN(v) do { strscpy(ret, (v), MAXSTRINGLEN); goto out; } while (0)\n");
+	else
+		sb_puts(b, "#define STAP_RETURN(v) do { retval = (v); goto out; } while (0)\n");
+	for (i = 0; i < fn->nparams; i++)
+		sb_printf(b, "#define STAP_ARG_%s f->p_%s\n#define KTAP_ARG_%s f->p_%s\n",
+			  fn->params[i].name, fn->params[i].name,
+			  fn->params[i].name, fn->params[i].name);
+	sb_printf(b, "#line %d \"%s\"\n", fn->loc.line, fn->loc.src->name);
+	sb_puts(b, fn->embedded);
+	sb_puts(b, "\n#line RESTORE\n");
+	sb_puts(b, "#undef CONTEXT\n#undef STAP_RETVALUE\n#undef KTAP_RETVALUE\n#undef STAP_RETURN\n");
+	for (i = 0; i < fn->nparams; i++)
+		sb_printf(b, "#undef STAP_ARG_%s\n#undef KTAP_ARG_%s\n",
+			  fn->params[i].name, fn->params[i].name);
+	sb_puts(b, "\tgoto out;\n");
+}
+
+static void emit_function(struct emitter *em, struct strbuf *out,
+			  const struct function *fn)
+{
+	struct strbuf body = { 0 };
+	const char *name = function_name(fn);
+	int i;
+
+	begin_body(em, &body);
+	em->fn = fn;
+	for (i = 0; i < fn->nparams; i++) {
+		const struct param *p = &fn->params[i];
+
+		if (p->sym->type == TY_STRING)
+			line(em, "ktap_strcpy(f->p_%s, a_%s);", p->name, p->name);
+		else
+			line(em, "f->p_%s = a_%s;", p->name, p->name);
+	}
+	if (fn->embedded)
+		emit_embedded_body(em, fn);
+	else
+		emit_stmt(em, fn->body);
+
+	sb_printf(out, "struct frame_%s {\n", name);
+	for (i = 0; i < fn->nparams; i++)
+		frame_var(out, fn->params[i].sym, "p_");
+	for (i = 0; i < fn->nlocals; i++)
+		if (fn->locals[i]->kind == SYM_LOCAL)
+			frame_var(out, fn->locals[i], "l_");
+	sb_printf(out, "%s\tchar unused;\n};\n\n", em->frame.buf);
+	sb_printf(out, "%s\n{\n", function_signature(fn));
+	sb_printf(out, "\tstruct frame_%s *f;\n", name);
+	if (fn->ret_type == TY_LONG)
+		sb_puts(out, "\tint64_t retval = 0;\n");
+	if (fn->ret_type == TY_STRING)
+		sb_puts(out, "\tret[0] = '\\0';\n");
+	sb_printf(out, "\tf = ktap_frame_push(c, sizeof(*f));\n"
+		       "\tif (!f)\n\t\treturn%s;\n",
+		  fn->ret_type == TY_LONG ? " 0" : "");
+	sb_puts(out, body.buf ? body.buf : "");
+	sb_printf(out, "out: __maybe_unused;\n\tktap_frame_pop(c, sizeof(*f));\n%s}\n\n",
+		  fn->ret_type == TY_LONG ? "\treturn retval;\n" : "");
+	em->fn = NULL;
+}
+
+static void emit_lock_tables(struct strbuf *out, const struct resolved_probe *rp)
+{
+	int i;
+
+	if (!rp->nglobals_used)
+		return;
+	sb_printf(out, "static rwlock_t *const probe_%d_locks[] = {", rp->index);
+	for (i = 0; i < rp->nglobals_used; i++)
+		sb_printf(out, " &g_%s_lock,", rp->globals_used[i]->name);
+	sb_printf(out, " };\nstatic const bool probe_%d_writes[] = {", rp->index);
+	for (i = 0; i < rp->nglobals_used; i++)
+		sb_printf(out, " %s,", rp->global_written[i] ? "true" : "false");
+	sb_puts(out, " };\n");
+}
+
+static void emit_probe(struct emitter *em, struct strbuf *out,
+		       const struct resolved_probe *rp)
+{
+	struct strbuf body = { 0 };
+	const struct expr *cond = rp->points->cond;
+	int i;
+
+	begin_body(em, &body);
+	if (cond) {
+		char *v = emit_expr(em, cond);
+
+		line(em, "if (!(%s))", v);
+		line(em, "\tgoto out;");
+	}
+	emit_stmt(em, rp->body);
+
+	sb_printf(out, "struct frame_probe_%d {\n", rp->index);
+	for (i = 0; i < rp->nlocals; i++)
+		frame_var(out, rp->locals[i], "l_");
+	sb_printf(out, "%s\tchar unused;\n};\n\n", em->frame.buf);
+	emit_lock_tables(out, rp);
+	sb_printf(out, "static void probe_%d(struct ktap_context *c)\n{\n"
+		       "\tstruct frame_probe_%d *f;\n\n", rp->index, rp->index);
+	if (rp->nglobals_used)
+		sb_printf(out, "\tif (!ktap_lock_globals(c, probe_%d_locks, probe_%d_writes, %d))\n"
+			       "\t\treturn;\n", rp->index, rp->index, rp->nglobals_used);
+	sb_puts(out, "\tf = ktap_frame_push(c, sizeof(*f));\n\tif (!f)\n\t\tgoto unlock;\n");
+	sb_puts(out, body.buf ? body.buf : "");
+	sb_printf(out, "out: __maybe_unused;\n\tktap_frame_pop(c, sizeof(*f));\nunlock:\n");
+	if (rp->nglobals_used)
+		sb_printf(out, "\tktap_unlock_globals(probe_%d_locks, probe_%d_writes, %d);\n",
+			  rp->index, rp->index, rp->nglobals_used);
+	sb_puts(out, "\treturn;\n}\n\n");
+}
+
+/* ---- the file ---- */
+
+static void emit_globals(struct emitter *em, struct strbuf *out)
+{
+	int i;
+
+	for (i = 0; i < em->prog->nglobals; i++) {
+		const struct symbol *g = em->prog->globals[i];
+		const struct expr *init = g->global->init;
+
+		if (g->nkeys) {
+			diag_error(&g->loc, "arrays are not translated by this ktap yet");
+			continue;
+		}
+		if (g->type == TY_STRING)
+			sb_printf(out, "static char g_%s[MAXSTRINGLEN] = %s;\n", g->name,
+				  init ? c_string(init->str) : "\"\"");
+		else
+			sb_printf(out, "static int64_t g_%s = %lldLL;\n", g->name,
+				  init ? (long long)init->num : 0LL);
+		sb_printf(out, "static DEFINE_RWLOCK(g_%s_lock);\n", g->name);
+	}
+	sb_puts(out, "\nstatic int ktap_globals_init(void)\n{\n\treturn 0;\n}\n\n");
+}
+
+static const char *kind_name(enum probe_kind k)
+{
+	switch (k) {
+	case PK_BEGIN: return "KTAP_PROBE_BEGIN";
+	case PK_END: return "KTAP_PROBE_END";
+	case PK_TIMER: return "KTAP_PROBE_TIMER";
+	case PK_KPROBE: return "KTAP_PROBE_KPROBE";
+	default: return "KTAP_PROBE_KRETPROBE";
+	}
+}
+
+static void emit_probe_table(struct emitter *em, struct strbuf *out)
+{
+	int i;
+
+	sb_puts(out, "static const struct ktap_probe ktap_probes[] = {\n");
+	for (i = 0; i < em->prog->nprobes; i++) {
+		const struct resolved_probe *rp = em->prog->probes[i];
+		const struct concrete_point *cp;
+
+		for (cp = rp->points; cp; cp = cp->next) {
+			sb_printf(out, "\t{ .kind = %s, .pp = %s, .handler = probe_%d",
+				  kind_name(cp->kind), c_string(cp->pp), rp->index);
+			if (cp->symbol)
+				sb_printf(out, ", .symbol = %s", c_string(cp->symbol));
+			if (cp->period_ns)
+				sb_printf(out, ", .period_ns = %lluULL",
+					  (unsigned long long)cp->period_ns);
+			if (cp->maxactive)
+				sb_printf(out, ", .maxactive = %d", cp->maxactive);
+			if (cp->optional)
+				sb_puts(out, ", .optional = true");
+			sb_puts(out, " },\n");
+		}
+	}
+	sb_puts(out, "};\n#define KTAP_NR_PROBES ARRAY_SIZE(ktap_probes)\n\n");
+}
+
+static void emit_defines(struct emitter *em, struct strbuf *out)
+{
+	int i;
+
+	for (i = 0; i < em->opt->ndefines; i++) {
+		char *name = xstrdup(em->opt->defines[i]);
+		char *eq = strchr(name, '=');
+
+		if (eq)
+			*eq++ = '\0';
+		sb_printf(out, "#define %s %s\n", name, eq ? eq : "1");
+	}
+}
+
+/* "#line RESTORE" becomes a #line that names the real C line again */
+static char *restore_lines(const char *text, const char *c_file)
+{
+	struct strbuf sb = { 0 };
+	const char *p = text;
+	int lineno = 1;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p + 1) : strlen(p);
+
+		if (strncmp(p, "#line RESTORE\n", 14) == 0)
+			sb_printf(&sb, "#line %d \"%s\"\n", lineno + 1, c_file);
+		else
+			sb_printf(&sb, "%.*s", (int)len, p);
+		lineno++;
+		p += len;
+	}
+	return sb.buf;
+}
+
+char *emit_program(const struct program *prog, const struct options *opt)
+{
+	struct emitter em = { 0 };
+	struct strbuf out = { 0 };
+	int i;
+
+	em.prog = prog;
+	em.opt = opt;
+	em.c_file = xasprintf("%s.c", prog->module_name);
+	sb_printf(&out, "/* generated by ktap %s from %s */\n", KTAP_VERSION,
+		  prog->user->src->name);
+	sb_printf(&out, "#define KTAP_MODULE_NAME \"%s\"\n", prog->module_name);
+	emit_defines(&em, &out);
+	sb_puts(&out, "#include \"runtime.h\"\n\n");
+	for (i = 0; i < prog->nembedded; i++) {
+		const struct embedded_block *b = prog->embedded[i];
+
+		sb_printf(&out, "#line %d \"%s\"\n%s\n#line RESTORE\n", b->loc.line,
+			  b->loc.src->name, b->code);
+	}
+	emit_globals(&em, &out);
+	for (i = 0; i < prog->nfunctions; i++)
+		sb_printf(&out, "%s;\n", function_signature(prog->functions[i]));
+	sb_puts(&out, "\n");
+	for (i = 0; i < prog->nfunctions; i++)
+		emit_function(&em, &out, prog->functions[i]);
+	for (i = 0; i < prog->nprobes; i++)
+		emit_probe(&em, &out, prog->probes[i]);
+	emit_probe_table(&em, &out);
+	sb_puts(&out, "#include \"module.h\"\n");
+	if (diag_error_count())
+		return NULL;
+	return restore_lines(out.buf, em.c_file);
+}

@@ -1,0 +1,114 @@
+/* ktap.h - the translator's table of contents.
+ *
+ * Pipeline order: util → diag → lexer → parser → resolve → probes/* →
+ * emit → build → run (local or vm). Each section declares what one file
+ * exports; the prefix of a name tells its owner.
+ */
+#ifndef KTAP_H
+#define KTAP_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ast.h"
+
+#define KTAP_VERSION "0.1"
+
+/* ---- util.c: memory, strings, files ---- */
+
+void *xalloc(size_t size);			/* zeroed; exits on failure */
+void *xrealloc(void *p, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *read_whole_file(const char *path, size_t *len);	/* NULL + errno */
+double now_seconds(void);			/* monotonic */
+long peak_rss_kb(void);
+
+/* a growable string, for emitters and printers */
+struct strbuf {
+	char *buf;
+	size_t len, cap;
+};
+void sb_putc(struct strbuf *sb, char c);
+void sb_puts(struct strbuf *sb, const char *s);
+void sb_printf(struct strbuf *sb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ---- diag.c: errors and warnings that point at the script ----
+ * "file:line:col: error: message", the source line, a caret under the
+ * column. Every error is counted; passes keep going to report them all.
+ */
+void diag_error(const struct srcloc *loc, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void diag_warning(const struct srcloc *loc, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void diag_note(const struct srcloc *loc, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int diag_error_count(void);
+extern bool diag_no_warnings;			/* -w */
+extern bool diag_warnings_are_errors;		/* -W */
+const char *diag_closest(const char *word, const char *const *candidates,
+			 int n);			/* "did you mean" */
+
+/* ---- lexer.c / parser.c / print.c: pass 1 ---- */
+
+struct source *source_from_file(const char *path);	/* NULL on error */
+struct source *source_from_string(const char *name, const char *text);
+struct file *parse_source(struct source *src);	/* errors go to diag */
+void print_file(FILE *out, const struct file *f);	/* -p1 canonical form */
+void print_probe_point(FILE *out, const struct probe_point *pp);
+
+/* ---- resolve.c: pass 2 ---- */
+
+struct options;
+struct program;
+struct program *resolve_program(struct file *user, struct options *opt);
+void print_resolved(FILE *out, const struct program *prog);	/* -p2 */
+
+/* ---- emit.c: pass 3 ---- */
+
+char *emit_program(const struct program *prog, const struct options *opt);
+
+/* ---- build.c: pass 4 ---- */
+
+int build_module(const char *c_code, const struct options *opt,
+		 char **ko_path);
+
+/* ---- run.c: pass 5 ---- */
+
+int run_local(const char *ko_path, const struct options *opt);
+char **ktap_run_argv(const char *loader, const char *ko,
+		     const struct options *opt, bool with_output_file);
+int vm_run(const char *ko_path, const struct options *opt);	/* vm.c */
+int vm_command(const char *what, const struct options *opt);	/* setup/start/stop/status */
+const char *vm_kernel_build_dir(const struct options *opt);	/* headers of the guest's kernel */
+
+/* ---- main.c: options ---- */
+
+struct options {
+	const char *script_file;	/* NULL with -e */
+	const char *script_text;	/* -e */
+	char **script_args;		/* after the script */
+	int nscript_args;
+	int last_pass;			/* -p, 5 = run */
+	int verbose;			/* -v count */
+	bool keep_build;		/* -k */
+	bool guru;			/* -g */
+	bool vm;			/* --vm */
+	const char *release;		/* -r */
+	const char *output_file;	/* -o */
+	const char *command;		/* -c */
+	long target_pid;		/* -x, 0 = none */
+	const char *module_name;	/* -m */
+	int buffer_mb;			/* -s */
+	char **defines;			/* -D NAME=VAL */
+	int ndefines;
+	char **include_dirs;		/* -I */
+	int ninclude_dirs;
+	const char *data_dir;		/* where runtime/, tapsets/, guest/ live */
+};
+
+#endif

@@ -1,0 +1,249 @@
+/* main.c - ktap's command line and the pass driver.
+ *
+ * ktap [options] [SCRIPT.stp | -e 'SCRIPT'] [ARGS...]
+ * Passes: 1 parse, 2 resolve, 3 emit C, 4 build the module, 5 run it.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ktap.h"
+#include "program.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+"Usage: ktap [options] SCRIPT.stp [ARGS...]\n"
+"       ktap [options] -e 'SCRIPT' [ARGS...]\n"
+"\n"
+"  -e SCRIPT     run the script given on the command line\n"
+"  -c CMD        run CMD; target() is its pid; stop when it exits\n"
+"  -x PID        set target() to PID\n"
+"  -o FILE       write the script's output to FILE\n"
+"  -p N          stop after pass N (1 parse, 2 resolve, 3 C, 4 module, 5 run)\n"
+"  -v            more messages: per-pass time and memory (repeatable)\n"
+"  -k            keep the build directory and print its path\n"
+"  -g            guru mode: allow embedded C in the script\n"
+"  -D NAME=VAL   set a runtime limit or macro (MAXACTION=..., ...)\n"
+"  -I DIR        also look for tapsets in DIR\n"
+"  -r REL|DIR    build for kernel release REL or against build tree DIR\n"
+"  -m NAME       name the module NAME\n"
+"  -s MB         per-CPU output buffer size in MiB\n"
+"  -w / -W       no warnings / warnings are errors\n"
+"  --vm          run in the ktap guest (a QEMU copy of a Debian kernel)\n"
+"  --vm-setup, --vm-start, --vm-stop, --vm-status\n"
+"                provision, boot, stop or describe the ktap guest\n"
+"  -V, --version print the version\n"
+"  -h, --help    this text\n");
+}
+
+/* Where runtime/, tapsets/, guest/ and loader/ live: next to the binary
+ * when running from the build tree, else the installed data directory. */
+static const char *find_data_dir(void)
+{
+	static char exe[4096];
+	const char *env = getenv("KTAP_DATA_DIR");
+	ssize_t n;
+
+	if (env)
+		return env;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		char probe[4200];
+		char *dir;
+
+		exe[n] = '\0';
+		dir = dirname(exe);
+		snprintf(probe, sizeof(probe), "%s/runtime/runtime.h", dir);
+		if (access(probe, R_OK) == 0)
+			return dir;
+	}
+#ifdef KTAP_DATADIR
+	return KTAP_DATADIR;
+#else
+	return ".";
+#endif
+}
+
+enum long_opt {
+	OPT_VM = 256,
+	OPT_VM_SETUP,
+	OPT_VM_START,
+	OPT_VM_STOP,
+	OPT_VM_STATUS,
+};
+
+static const struct option long_options[] = {
+	{ "vm", no_argument, NULL, OPT_VM },
+	{ "vm-setup", no_argument, NULL, OPT_VM_SETUP },
+	{ "vm-start", no_argument, NULL, OPT_VM_START },
+	{ "vm-stop", no_argument, NULL, OPT_VM_STOP },
+	{ "vm-status", no_argument, NULL, OPT_VM_STATUS },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void add_string(char ***list, int *n, const char *s)
+{
+	*list = xrealloc(*list, (*n + 1) * sizeof(**list));
+	(*list)[(*n)++] = (char *)s;
+}
+
+static long parse_number_option(int opt, const char *arg, long lo, long hi)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || *end || end == arg || v < lo || v > hi) {
+		fprintf(stderr, "ktap: -%c wants a number from %ld to %ld, not '%s'\n",
+			opt, lo, hi, arg);
+		exit(1);
+	}
+	return v;
+}
+
+/* returns the vm sub-command asked for, or NULL */
+static const char *parse_options(int argc, char **argv, struct options *opt)
+{
+	const char *vm_cmd = NULL;
+	int c;
+
+	opt->last_pass = 5;
+	while ((c = getopt_long(argc, argv, "+e:c:x:o:p:vkgD:I:r:m:s:wWhV",
+				long_options, NULL)) != -1) {
+		switch (c) {
+		case 'e': opt->script_text = optarg; break;
+		case 'c': opt->command = optarg; break;
+		case 'x': opt->target_pid = parse_number_option(c, optarg, 1, 1 << 30); break;
+		case 'o': opt->output_file = optarg; break;
+		case 'p': opt->last_pass = parse_number_option(c, optarg, 1, 5); break;
+		case 'v': opt->verbose++; break;
+		case 'k': opt->keep_build = true; break;
+		case 'g': opt->guru = true; break;
+		case 'D': add_string(&opt->defines, &opt->ndefines, optarg); break;
+		case 'I': add_string(&opt->include_dirs, &opt->ninclude_dirs, optarg); break;
+		case 'r': opt->release = optarg; break;
+		case 'm': opt->module_name = optarg; break;
+		case 's': opt->buffer_mb = parse_number_option(c, optarg, 1, 4095); break;
+		case 'w': diag_no_warnings = true; break;
+		case 'W': diag_warnings_are_errors = true; break;
+		case OPT_VM: opt->vm = true; break;
+		case OPT_VM_SETUP: vm_cmd = "setup"; break;
+		case OPT_VM_START: vm_cmd = "start"; break;
+		case OPT_VM_STOP: vm_cmd = "stop"; break;
+		case OPT_VM_STATUS: vm_cmd = "status"; break;
+		case 'h': usage(stdout); exit(0);
+		case 'V': printf("ktap %s\n", KTAP_VERSION); exit(0);
+		default: usage(stderr); exit(1);
+		}
+	}
+	if (!opt->script_text && !vm_cmd) {
+		if (optind >= argc) {
+			fprintf(stderr, "ktap: no script given (a file, or -e 'SCRIPT')\n");
+			usage(stderr);
+			exit(1);
+		}
+		opt->script_file = argv[optind++];
+	}
+	opt->script_args = argv + optind;
+	opt->nscript_args = argc - optind;
+	if (opt->command && opt->target_pid) {
+		fprintf(stderr, "ktap: -c and -x cannot be used together\n");
+		exit(1);
+	}
+	return vm_cmd;
+}
+
+static void report_pass(const struct options *opt, int pass, double t0)
+{
+	if (opt->verbose)
+		fprintf(stderr, "Pass %d: %.0f ms, peak RSS %ld KiB\n", pass,
+			(now_seconds() - t0) * 1000.0, peak_rss_kb());
+}
+
+static struct file *pass1_parse(const struct options *opt)
+{
+	struct source *src;
+
+	if (opt->script_text)
+		src = source_from_string("<input>", opt->script_text);
+	else
+		src = source_from_file(opt->script_file);
+	if (!src)
+		exit(1);
+	return parse_source(src);
+}
+
+/* passes 4 and 5: build, then keep the module (-p4) or run it */
+static int build_and_run(const char *c_code, const struct options *opt)
+{
+	char *ko = NULL;
+	double t0 = now_seconds();
+	int rc;
+
+	rc = build_module(c_code, opt, &ko);
+	report_pass(opt, 4, t0);
+	if (rc)
+		return 1;
+	if (opt->last_pass == 4) {
+		printf("%s\n", ko);
+		return 0;
+	}
+	t0 = now_seconds();
+	rc = opt->vm ? vm_run(ko, opt) : run_local(ko, opt);
+	report_pass(opt, 5, t0);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct options opt = { 0 };
+	const char *vm_cmd;
+	struct file *file;
+	struct program *prog;
+	char *c_code;
+	double t0;
+
+	vm_cmd = parse_options(argc, argv, &opt);
+	opt.data_dir = find_data_dir();
+	if (vm_cmd)
+		return vm_command(vm_cmd, &opt);
+
+	t0 = now_seconds();
+	file = pass1_parse(&opt);
+	report_pass(&opt, 1, t0);
+	if (diag_error_count())
+		return 1;
+	if (opt.last_pass == 1) {
+		print_file(stdout, file);
+		return 0;
+	}
+
+	t0 = now_seconds();
+	prog = resolve_program(file, &opt);
+	report_pass(&opt, 2, t0);
+	if (!prog || diag_error_count())
+		return 1;
+	if (opt.last_pass == 2) {
+		print_resolved(stdout, prog);
+		return 0;
+	}
+
+	t0 = now_seconds();
+	c_code = emit_program(prog, &opt);
+	report_pass(&opt, 3, t0);
+	if (!c_code || diag_error_count())
+		return 1;
+	if (opt.last_pass == 3) {
+		fputs(c_code, stdout);
+		return 0;
+	}
+	return build_and_run(c_code, &opt);
+}

@@ -1,0 +1,86 @@
+/* program.h - what pass 2 hands to pass 3: the resolved program.
+ *
+ * resolve.c fills it from the user's file and the tapsets it uses;
+ * probes/*.c turn probe points into concrete probes; emit.c reads it.
+ */
+#ifndef KTAP_PROGRAM_H
+#define KTAP_PROGRAM_H
+
+#include "ktap.h"
+
+/* the concrete kinds of probe the runtime can arm (runtime/module.h) */
+enum probe_kind {
+	PK_BEGIN,
+	PK_END,
+	PK_TIMER,
+	PK_KPROBE,
+	PK_KRETPROBE,
+};
+
+/* one armed probe point: a provider's answer for one probe point */
+struct concrete_point {
+	enum probe_kind kind;
+	const char *pp;			/* canonical text, for pp() and -p2 */
+	const char *symbol;		/* kprobes */
+	uint64_t period_ns;		/* timers */
+	int maxactive;			/* kretprobes, 0 = default */
+	bool optional;
+	struct expr *cond;		/* probe-point condition, or NULL */
+	struct concrete_point *next;
+};
+
+/* a probe handler: one body, armed at one or more points */
+struct resolved_probe {
+	int index;
+	struct srcloc loc;		/* the user's 'probe' keyword */
+	struct stmt *body;		/* alias prologues + body + epilogues */
+	struct concrete_point *points;
+	struct symbol **locals;
+	int nlocals;
+	struct symbol **globals_used;	/* sorted by index; read or written */
+	bool *global_written;		/* parallel to globals_used */
+	int nglobals_used;
+};
+
+struct program {
+	struct file *user;
+	struct file *files;		/* user file first, then tapsets used */
+	struct resolved_probe **probes;
+	int nprobes;
+	struct function **functions;	/* only the ones that are called */
+	int nfunctions;
+	struct symbol **globals;
+	int nglobals;
+	struct embedded_block **embedded;
+	int nembedded;
+	const char *module_name;
+};
+
+/* ---- probes/*.c: providers ----
+ * Each returns 1 when it knows the point (and fills *out), 0 when the point
+ * is not its own, -1 after reporting an error on the point.
+ */
+int probe_begin_end(const struct probe_point *pp, struct concrete_point *out);
+int probe_timer(const struct probe_point *pp, struct concrete_point *out);
+int probe_kprobe(const struct probe_point *pp, struct concrete_point *out);
+int probes_resolve(const struct probe_point *pp, struct concrete_point *out);
+const char *const *probes_known_points(int *n);	/* for "did you mean" */
+char *probe_point_text(const struct probe_point *pp);
+bool pp_is(const struct probe_point *pp, int i, const char *name);
+
+/* ---- builtins: functions the translator implements itself ---- */
+enum builtin {
+	BI_NONE,
+	BI_PRINTF,
+	BI_SPRINTF,
+	BI_PRINT,
+	BI_PRINTLN,
+	BI_SPRINT,
+	BI_SPRINTLN,
+	BI_PRINTD,
+	BI_PRINTDLN,
+	BI_SPRINTD,
+	BI_SPRINTDLN,
+};
+
+#endif

@@ -1,0 +1,515 @@
+/* resolve.c - pass 2: from a parsed script to a resolved program.
+ *
+ * Loads the tapsets, expands probe aliases and wildcards, asks the probe
+ * providers (probes/*.c) to resolve each probe point, resolves names
+ * (symbols.c) and infers types (types.c). Every error is reported; the
+ * caller stops when diag_error_count() is non-zero.
+ */
+#include <dirent.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "resolve.h"
+
+#define MAX_ALIAS_DEPTH 16
+
+/* ---- tapsets ---- */
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* parse every .stp file of one tapset directory, in name order */
+static void load_tapset_dir(struct resolver *r, const char *dir)
+{
+	struct dirent *de;
+	char **names = NULL;
+	int n = 0, i;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+
+		if (len > 4 && strcmp(de->d_name + len - 4, ".stp") == 0) {
+			names = xrealloc(names, (n + 1) * sizeof(*names));
+			names[n++] = xasprintf("%s/%s", dir, de->d_name);
+		}
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), compare_names);
+	for (i = 0; i < n; i++) {
+		struct source *src = source_from_file(names[i]);
+		struct file *f;
+
+		if (!src)
+			continue;
+		src->is_tapset = true;
+		f = parse_source(src);
+		if (f) {
+			struct file **tail = &r->files;
+
+			while (*tail)
+				tail = &(*tail)->next;
+			*tail = f;
+		}
+	}
+	free(names);
+}
+
+static void load_tapsets(struct resolver *r)
+{
+	int i;
+
+	for (i = 0; i < r->opt->ninclude_dirs; i++)
+		load_tapset_dir(r, r->opt->include_dirs[i]);
+	load_tapset_dir(r, xasprintf("%s/tapsets", r->opt->data_dir));
+}
+
+/* ---- probe points and aliases ---- */
+
+/* one way a probe point expands: concrete points plus the alias bodies
+ * wrapped around the user's body */
+struct expansion {
+	struct concrete_point *points;
+	struct stmt **prologues;	/* outermost alias first */
+	int nprologues;
+	struct stmt **epilogues;
+	int nepilogues;
+	struct expansion *next;
+};
+
+static bool component_matches(const struct pp_component *pattern,
+			      const struct pp_component *name)
+{
+	if (fnmatch(pattern->name, name->name, 0) != 0)
+		return false;
+	if (pattern->has_arg != name->has_arg)
+		return false;
+	if (!pattern->has_arg)
+		return true;
+	if (pattern->arg_is_string != name->arg_is_string)
+		return false;
+	return pattern->arg_is_string ? strcmp(pattern->str_arg, name->str_arg) == 0
+				      : pattern->num_arg == name->num_arg;
+}
+
+/* does the user's point (maybe with '*' components) name this alias? */
+static bool alias_matches(const struct probe_point *pp, const struct alias *a)
+{
+	const struct probe_point *name = a->name;
+	int i;
+
+	if (pp->ncomps != name->ncomps)
+		return false;
+	for (i = 0; i < pp->ncomps; i++)
+		if (!component_matches(&pp->comps[i], &name->comps[i]))
+			return false;
+	return true;
+}
+
+static void push_stmt(struct stmt ***list, int *n, struct stmt *s)
+{
+	*list = xrealloc(*list, (*n + 1) * sizeof(**list));
+	(*list)[(*n)++] = s;
+}
+
+static struct expansion *expand_point(struct resolver *r,
+				      const struct probe_point *pp, int depth,
+				      bool optional);
+
+/* expand an alias: each of its points, with its body wrapped around */
+static struct expansion *expand_alias(struct resolver *r, const struct alias *a,
+				      int depth, bool optional)
+{
+	struct expansion *out = NULL, **tail = &out;
+	const struct probe_point *p;
+
+	for (p = a->points; p; p = p->next) {
+		struct expansion *x = expand_point(r, p, depth + 1,
+						   optional || p->optional || p->sufficient);
+
+		*tail = x;
+		for (; x; x = x->next) {
+			if (a->body && a->epilogue)
+				push_stmt(&x->epilogues, &x->nepilogues, a->body);
+			else if (a->body)
+				push_stmt(&x->prologues, &x->nprologues, a->body);
+			tail = &x->next;
+		}
+	}
+	return out;
+}
+
+static struct expansion *expand_aliases(struct resolver *r,
+					const struct probe_point *pp,
+					int depth, bool optional, bool *found)
+{
+	struct expansion *out = NULL, **tail = &out;
+	struct file *f;
+	struct alias *a;
+
+	for (f = r->files; f; f = f->next) {
+		for (a = f->aliases; a; a = a->next) {
+			if (!alias_matches(pp, a))
+				continue;
+			*found = true;
+			*tail = expand_alias(r, a, depth, optional);
+			while (*tail)
+				tail = &(*tail)->next;
+		}
+	}
+	return out;
+}
+
+static void suggest_point(struct resolver *r, const struct probe_point *pp)
+{
+	const char **names = NULL;
+	const char *const *known;
+	const char *best, *text = probe_point_text(pp);
+	int n = 0, nknown, i;
+	struct file *f;
+	struct alias *a;
+
+	known = probes_known_points(&nknown);
+	for (i = 0; i < nknown; i++) {
+		names = xrealloc(names, (n + 1) * sizeof(*names));
+		names[n++] = known[i];
+	}
+	for (f = r->files; f; f = f->next)
+		for (a = f->aliases; a; a = a->next) {
+			names = xrealloc(names, (n + 1) * sizeof(*names));
+			names[n++] = probe_point_text(a->name);
+		}
+	best = diag_closest(text, names, n);
+	if (!best) {
+		/* compare without the arguments: timer.mss(10) ~ timer.ms */
+		char *bare = xstrdup(text), *paren = strchr(bare, '(');
+
+		if (paren)
+			*paren = '\0';
+		best = diag_closest(bare, names, n);
+	}
+	if (best)
+		diag_note(&pp->loc, "did you mean '%s'?", best);
+	free(names);
+}
+
+static struct expansion *expand_point(struct resolver *r,
+				      const struct probe_point *pp, int depth,
+				      bool optional)
+{
+	struct concrete_point cp = { 0 };
+	struct expansion *x;
+	bool found = false;
+	int rc;
+
+	optional = optional || pp->optional || pp->sufficient;
+	if (depth > MAX_ALIAS_DEPTH) {
+		diag_error(&pp->loc, "probe alias expansion is too deep (recursive alias?)");
+		return NULL;
+	}
+	x = expand_aliases(r, pp, depth, optional, &found);
+	if (found)
+		return x;
+	rc = probes_resolve(pp, &cp);
+	if (rc < 0)
+		return NULL;
+	if (rc == 0) {
+		if (!optional) {
+			diag_error(&pp->loc, "unknown probe point '%s'",
+				   probe_point_text(pp));
+			suggest_point(r, pp);
+		}
+		return NULL;
+	}
+	cp.optional = optional;
+	cp.cond = pp->cond;
+	x = xalloc(sizeof(*x));
+	x->points = xalloc(sizeof(*x->points));
+	*x->points = cp;
+	return x;
+}
+
+/* the handler body for one expansion: prologues, the body, epilogues */
+static struct stmt *wrap_body(const struct expansion *x, const struct stmt *body)
+{
+	struct stmt *block = xalloc(sizeof(*block));
+	int i;
+
+	block->kind = ST_BLOCK;
+	block->loc = body ? body->loc : (struct srcloc){ 0 };
+	for (i = x->nprologues - 1; i >= 0; i--)
+		push_stmt(&block->body, &block->nbody, clone_stmt(x->prologues[i]));
+	if (body)
+		push_stmt(&block->body, &block->nbody, clone_stmt(body));
+	for (i = 0; i < x->nepilogues; i++)
+		push_stmt(&block->body, &block->nbody, clone_stmt(x->epilogues[i]));
+	return block;
+}
+
+static void add_probe(struct resolver *r, struct probe *p, struct expansion *x)
+{
+	struct program *prog = r->prog;
+	struct resolved_probe *rp = xalloc(sizeof(*rp));
+	struct scope sc = { 0 };
+	struct concrete_point *cp;
+
+	rp->index = prog->nprobes;
+	rp->loc = p->loc;
+	rp->points = x->points;
+	rp->body = wrap_body(x, p->body);
+	sc.file = r->prog->user;
+	for (cp = rp->points; cp; cp = cp->next)
+		if (cp->cond)
+			sym_resolve_expr(r, &sc, cp->cond);
+	sym_resolve_stmt(r, &sc, rp->body);
+	rp->locals = sc.syms;
+	rp->nlocals = sc.n;
+	prog->probes = xrealloc(prog->probes, (prog->nprobes + 1) * sizeof(rp));
+	prog->probes[prog->nprobes++] = rp;
+}
+
+static void resolve_probe(struct resolver *r, struct probe *p)
+{
+	const struct probe_point *pp;
+	bool any = false;
+
+	for (pp = p->points; pp; pp = pp->next) {
+		struct expansion *x = expand_point(r, pp, 0, false);
+
+		for (; x; x = x->next) {
+			/* the condition on a probe point applies to each
+			 * concrete point it expands to */
+			struct concrete_point *cp;
+
+			for (cp = x->points; cp; cp = cp->next)
+				if (!cp->cond)
+					cp->cond = clone_expr(pp->cond);
+			add_probe(r, p, x);
+			any = true;
+		}
+		if (any && pp->sufficient)
+			break;
+	}
+}
+
+/* ---- functions ---- */
+
+static void resolve_function(struct resolver *r, struct function *fn,
+			     struct file *file)
+{
+	struct scope sc = { 0 };
+	int i;
+
+	sc.fn = fn;
+	sc.file = file;
+	for (i = 0; i < fn->nparams; i++) {
+		struct symbol *s = xalloc(sizeof(*s));
+
+		s->kind = SYM_PARAM;
+		s->name = fn->params[i].name;
+		s->loc = fn->params[i].loc;
+		s->type = fn->params[i].type;
+		s->type_loc = fn->params[i].loc;
+		s->index = i;
+		fn->params[i].sym = s;
+		sc.syms = xrealloc(sc.syms, (sc.n + 1) * sizeof(s));
+		sc.syms[sc.n++] = s;
+	}
+	if (fn->body)
+		sym_resolve_stmt(r, &sc, fn->body);
+	fn->locals = sc.syms;
+	fn->nlocals = sc.n;
+}
+
+static struct file *file_of_function(struct resolver *r, struct function *fn)
+{
+	struct file *f;
+	struct function *g;
+
+	for (f = r->files; f; f = f->next)
+		for (g = f->functions; g; g = g->next)
+			if (g == fn)
+				return f;
+	return NULL;
+}
+
+/* resolve every function that is called, directly or not */
+static void resolve_called_functions(struct resolver *r)
+{
+	struct program *prog = r->prog;
+
+	while (r->nworklist > 0) {
+		struct function *fn = r->worklist[--r->nworklist];
+
+		prog->functions = xrealloc(prog->functions,
+					   (prog->nfunctions + 1) * sizeof(fn));
+		prog->functions[prog->nfunctions++] = fn;
+		resolve_function(r, fn, file_of_function(r, fn));
+	}
+}
+
+/* embedded C blocks of every file that contributed something */
+static void collect_embedded(struct resolver *r)
+{
+	struct program *prog = r->prog;
+	struct file *f;
+	struct embedded_block *b;
+
+	for (f = r->files; f; f = f->next) {
+		bool used = f == prog->user;
+		int i;
+
+		for (i = 0; i < prog->nfunctions && !used; i++)
+			used = file_of_function(r, prog->functions[i]) == f;
+		if (!used)
+			continue;
+		for (b = f->embedded; b; b = b->next) {
+			prog->embedded = xrealloc(prog->embedded,
+						  (prog->nembedded + 1) * sizeof(b));
+			prog->embedded[prog->nembedded++] = b;
+		}
+	}
+}
+
+static void check_guru(struct resolver *r)
+{
+	struct file *user = r->prog->user;
+	struct function *fn;
+
+	if (r->opt->guru)
+		return;
+	if (user->embedded)
+		diag_error(&user->embedded->loc,
+			   "embedded C code needs guru mode: run with -g");
+	for (fn = user->functions; fn; fn = fn->next)
+		if (fn->embedded)
+			diag_error(&fn->loc,
+				   "function '%s' is written in embedded C, which needs guru mode: run with -g",
+				   fn->name);
+}
+
+static void declare_globals(struct resolver *r)
+{
+	struct file *f;
+	struct global_decl *g;
+
+	for (f = r->files; f; f = f->next)
+		for (g = f->globals; g; g = g->next)
+			sym_add_global(r, g);
+}
+
+static const char *module_name_for(const struct options *opt,
+				   const struct file *user)
+{
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+	const char *p;
+	int i;
+
+	if (opt->module_name)
+		return opt->module_name;
+	for (p = user->src->text; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	for (i = 0; i < opt->ndefines; i++)
+		for (p = opt->defines[i]; *p; p++)
+			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	h ^= opt->guru;
+	return xasprintf("ktap_%012llx", (unsigned long long)(h & 0xffffffffffffULL));
+}
+
+struct program *resolve_program(struct file *user, struct options *opt)
+{
+	struct resolver r = { 0 };
+	struct program *prog = xalloc(sizeof(*prog));
+	struct probe *p;
+
+	r.opt = opt;
+	r.prog = prog;
+	prog->user = user;
+	r.files = user;
+	user->next = NULL;
+	load_tapsets(&r);
+	if (diag_error_count())
+		return NULL;
+	prog->files = r.files;
+	prog->module_name = module_name_for(opt, user);
+	check_guru(&r);
+	declare_globals(&r);
+	for (p = user->probes; p; p = p->next)
+		resolve_probe(&r, p);
+	if (!user->probes)
+		diag_error(&(struct srcloc){ user->src, 1, 1 },
+			   "the script has no probes");
+	resolve_called_functions(&r);
+	collect_embedded(&r);
+	if (diag_error_count())
+		return NULL;
+	types_infer(&r);
+	globals_collect(&r);
+	return prog;
+}
+
+/* ---- -p2 ---- */
+
+static void print_symbol_type(FILE *out, const struct symbol *s)
+{
+	int i;
+
+	fprintf(out, "%s", type_name(s->type));
+	if (s->nkeys) {
+		fprintf(out, "[");
+		for (i = 0; i < s->nkeys; i++)
+			fprintf(out, "%s%s", i ? ", " : "", type_name(s->key_types[i]));
+		fprintf(out, "]");
+	}
+}
+
+static void print_locals(FILE *out, struct symbol **syms, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (syms[i]->kind != SYM_LOCAL)
+			continue;
+		fprintf(out, "    local %s:", syms[i]->name);
+		print_symbol_type(out, syms[i]);
+		fprintf(out, "\n");
+	}
+}
+
+void print_resolved(FILE *out, const struct program *prog)
+{
+	int i, j;
+
+	fprintf(out, "# globals\n");
+	for (i = 0; i < prog->nglobals; i++) {
+		fprintf(out, "%s:", prog->globals[i]->name);
+		print_symbol_type(out, prog->globals[i]);
+		fprintf(out, "\n");
+	}
+	fprintf(out, "# functions\n");
+	for (i = 0; i < prog->nfunctions; i++) {
+		const struct function *fn = prog->functions[i];
+
+		fprintf(out, "%s:%s (", fn->name, type_name(fn->ret_type));
+		for (j = 0; j < fn->nparams; j++)
+			fprintf(out, "%s%s:%s", j ? ", " : "", fn->params[j].name,
+				type_name(fn->params[j].sym->type));
+		fprintf(out, ")%s\n", fn->embedded ? " embedded-C" : "");
+		print_locals(out, fn->locals, fn->nlocals);
+	}
+	fprintf(out, "# probes\n");
+	for (i = 0; i < prog->nprobes; i++) {
+		const struct resolved_probe *rp = prog->probes[i];
+		const struct concrete_point *cp;
+
+		for (cp = rp->points; cp; cp = cp->next)
+			fprintf(out, "%s%s%s\n", cp->pp, cp->optional ? " ?" : "",
+				cp == rp->points ? "" : " (same handler)");
+		print_locals(out, rp->locals, rp->nlocals);
+	}
+}

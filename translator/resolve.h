@@ -1,0 +1,46 @@
+/* resolve.h - pass 2's internal interface: resolve.c (tapsets, aliases,
+ * probes), symbols.c (names to symbols), types.c (type inference). */
+#ifndef KTAP_RESOLVE_H
+#define KTAP_RESOLVE_H
+
+#include "program.h"
+
+/* the locals of one probe handler or function */
+struct scope {
+	struct symbol **syms;
+	int n;
+	struct function *fn;		/* NULL in a probe */
+	struct file *file;		/* for private globals and functions */
+};
+
+struct resolver {
+	struct options *opt;
+	struct program *prog;
+	struct file *files;		/* user script, then every tapset */
+	struct function **worklist;	/* called functions still to resolve */
+	int nworklist;
+	bool types_changed;
+	bool report_types;		/* last inference round: report errors */
+};
+
+/* clone.c */
+struct expr *clone_expr(const struct expr *e);
+struct stmt *clone_stmt(const struct stmt *s);
+
+/* symbols.c */
+void sym_resolve_stmt(struct resolver *r, struct scope *sc, struct stmt *s);
+void sym_resolve_expr(struct resolver *r, struct scope *sc, struct expr *e);
+struct symbol *sym_find_global(struct resolver *r, const char *name,
+			       struct file *from);
+void sym_add_global(struct resolver *r, struct global_decl *g);
+int builtin_lookup(const char *name);
+
+/* types.c */
+void types_infer(struct resolver *r);
+bool types_unify(struct resolver *r, enum type *slot, struct srcloc *slot_loc,
+		 enum type t, const struct srcloc *loc, const char *what);
+
+/* globals a function or probe touches, for locking */
+void globals_collect(struct resolver *r);
+
+#endif

@@ -1,0 +1,105 @@
+/* run.c - pass 5 on this machine: hand the module to ktap-run. */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ktap.h"
+
+/* why this kernel cannot take a module, or NULL when it can */
+static const char *cannot_load_modules(void)
+{
+	if (geteuid() != 0)
+		return "loading a kernel module needs root";
+	if (access("/proc/modules", F_OK) != 0)
+		return "this kernel has no module support";
+	if (access("/sys/kernel/debug", F_OK) != 0)
+		return "debugfs is not available at /sys/kernel/debug";
+	return NULL;
+}
+
+/* the arguments ktap-run takes, shared with the guest (vm.c) */
+char **ktap_run_argv(const char *loader, const char *ko, const struct options *opt,
+		     bool with_output_file)
+{
+	char **argv = xalloc(16 * sizeof(*argv));
+	int n = 0;
+
+	argv[n++] = (char *)loader;
+	if (opt->verbose)
+		argv[n++] = "-v";
+	if (with_output_file && opt->output_file) {
+		argv[n++] = "-o";
+		argv[n++] = (char *)opt->output_file;
+	}
+	if (opt->command) {
+		argv[n++] = "-c";
+		argv[n++] = (char *)opt->command;
+	}
+	if (opt->target_pid) {
+		argv[n++] = "-x";
+		argv[n++] = xasprintf("%ld", opt->target_pid);
+	}
+	if (opt->buffer_mb) {
+		argv[n++] = "-s";
+		argv[n++] = xasprintf("%d", opt->buffer_mb);
+	}
+	argv[n++] = (char *)ko;
+	argv[n] = NULL;
+	return argv;
+}
+
+static volatile pid_t loader_pid;
+
+/* pass SIGINT/SIGTERM/SIGHUP on to ktap-run, which stops the script
+ * cleanly; repeated signals only repeat the request */
+static void forward_signal(int sig)
+{
+	if (loader_pid > 0)
+		kill(loader_pid, sig);
+}
+
+static void forward_stop_signals(void)
+{
+	struct sigaction sa = { 0 };
+
+	sa.sa_handler = forward_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+int run_local(const char *ko_path, const struct options *opt)
+{
+	const char *why = cannot_load_modules();
+	char *loader = xasprintf("%s/loader/ktap-run", opt->data_dir);
+	char **argv;
+	pid_t pid;
+	int status;
+
+	if (why) {
+		fprintf(stderr, "ktap: cannot run here: %s; use --vm to run in the ktap guest\n",
+			why);
+		return 1;
+	}
+	argv = ktap_run_argv(loader, ko_path, opt, true);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "ktap: fork: %s\n", strerror(errno));
+		return 1;
+	}
+	if (pid == 0) {
+		execv(loader, argv);
+		fprintf(stderr, "ktap: cannot run %s: %s\n", loader, strerror(errno));
+		_exit(127);
+	}
+	loader_pid = pid;
+	forward_stop_signals();
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}

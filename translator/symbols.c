@@ -1,0 +1,322 @@
+/* symbols.c - binds every name in a body to its symbol.
+ *
+ * Lookup order for a plain name: a local or parameter of the handler,
+ * then a global (private ones only inside their own file); a name that is
+ * none of these becomes a new local. Calls bind to a builtin or to a
+ * script/tapset function of the same name and arity.
+ */
+#include <string.h>
+
+#include "resolve.h"
+
+static const struct {
+	const char *name;
+	int id;
+} builtins[] = {
+	{ "printf", BI_PRINTF },	{ "sprintf", BI_SPRINTF },
+	{ "print", BI_PRINT },		{ "println", BI_PRINTLN },
+	{ "sprint", BI_SPRINT },	{ "sprintln", BI_SPRINTLN },
+	{ "printd", BI_PRINTD },	{ "printdln", BI_PRINTDLN },
+	{ "sprintd", BI_SPRINTD },	{ "sprintdln", BI_SPRINTDLN },
+};
+
+int builtin_lookup(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
+		if (strcmp(builtins[i].name, name) == 0)
+			return builtins[i].id;
+	return BI_NONE;
+}
+
+/* ---- globals ---- */
+
+static struct file *file_of_global(struct resolver *r, const struct global_decl *g)
+{
+	struct file *f;
+	struct global_decl *h;
+
+	for (f = r->files; f; f = f->next)
+		for (h = f->globals; h; h = h->next)
+			if (h == g)
+				return f;
+	return NULL;
+}
+
+void sym_add_global(struct resolver *r, struct global_decl *g)
+{
+	struct program *prog = r->prog;
+	struct symbol *s;
+	int i;
+
+	for (i = 0; i < prog->nglobals; i++) {
+		struct symbol *old = prog->globals[i];
+
+		if (strcmp(old->name, g->name) == 0 && !g->is_private &&
+		    !old->global->is_private) {
+			diag_error(&g->loc, "global '%s' is declared twice", g->name);
+			diag_note(&old->loc, "first declared here");
+			return;
+		}
+	}
+	s = xalloc(sizeof(*s));
+	s->kind = SYM_GLOBAL;
+	s->name = g->name;
+	s->loc = g->loc;
+	s->global = g;
+	s->index = prog->nglobals;
+	if (g->init) {
+		s->type = g->init->kind == EX_STRING ? TY_STRING : TY_LONG;
+		s->type_loc = g->init->loc;
+	}
+	g->sym = s;
+	prog->globals = xrealloc(prog->globals, (prog->nglobals + 1) * sizeof(s));
+	prog->globals[prog->nglobals++] = s;
+}
+
+struct symbol *sym_find_global(struct resolver *r, const char *name,
+			       struct file *from)
+{
+	int i;
+
+	for (i = 0; i < r->prog->nglobals; i++) {
+		struct symbol *s = r->prog->globals[i];
+
+		if (strcmp(s->name, name) != 0)
+			continue;
+		if (s->global->is_private && file_of_global(r, s->global) != from)
+			continue;
+		return s;
+	}
+	return NULL;
+}
+
+/* ---- locals ---- */
+
+static struct symbol *find_local(struct scope *sc, const char *name)
+{
+	int i;
+
+	for (i = 0; i < sc->n; i++)
+		if (strcmp(sc->syms[i]->name, name) == 0)
+			return sc->syms[i];
+	return NULL;
+}
+
+static struct symbol *add_local(struct scope *sc, const char *name,
+				const struct srcloc *loc)
+{
+	struct symbol *s = xalloc(sizeof(*s));
+
+	s->kind = SYM_LOCAL;
+	s->name = name;
+	s->loc = *loc;
+	s->index = sc->n;
+	sc->syms = xrealloc(sc->syms, (sc->n + 1) * sizeof(s));
+	sc->syms[sc->n++] = s;
+	return s;
+}
+
+static struct symbol *lookup_var(struct resolver *r, struct scope *sc,
+				 const char *name, const struct srcloc *loc)
+{
+	struct symbol *s = find_local(sc, name);
+
+	if (!s)
+		s = sym_find_global(r, name, sc->file);
+	if (!s)
+		s = add_local(sc, name, loc);
+	return s;
+}
+
+/* arrays and statistics live only in globals */
+static struct symbol *lookup_array(struct resolver *r, struct scope *sc,
+				   struct expr *e, int nkeys)
+{
+	struct symbol *s = find_local(sc, e->str);
+
+	if (!s)
+		s = sym_find_global(r, e->str, sc->file);
+	if (!s || s->kind != SYM_GLOBAL) {
+		diag_error(&e->loc, "'%s' is used as an array but is not a global: add 'global %s'",
+			   e->str, e->str);
+		return NULL;
+	}
+	if (s->nkeys == 0 && nkeys > 0)
+		s->nkeys = nkeys;
+	if (nkeys > 0 && s->nkeys != nkeys) {
+		diag_error(&e->loc, "array '%s' is used with %d key%s here but with %d elsewhere",
+			   s->name, nkeys, nkeys == 1 ? "" : "s", s->nkeys);
+		return NULL;
+	}
+	return s;
+}
+
+/* ---- functions ---- */
+
+static void suggest_function(struct resolver *r, const struct expr *e)
+{
+	const char **names = NULL;
+	const char *best;
+	int n = 0;
+	size_t i;
+	struct file *f;
+	struct function *fn;
+
+	for (i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++) {
+		names = xrealloc(names, (n + 1) * sizeof(*names));
+		names[n++] = builtins[i].name;
+	}
+	for (f = r->files; f; f = f->next)
+		for (fn = f->functions; fn; fn = fn->next) {
+			names = xrealloc(names, (n + 1) * sizeof(*names));
+			names[n++] = fn->name;
+		}
+	best = diag_closest(e->str, names, n);
+	if (best)
+		diag_note(&e->loc, "did you mean '%s'?", best);
+}
+
+static struct function *find_function(struct resolver *r, struct scope *sc,
+				      const char *name, int nargs, int *arity)
+{
+	struct file *f;
+	struct function *fn;
+
+	*arity = -1;
+	for (f = r->files; f; f = f->next)
+		for (fn = f->functions; fn; fn = fn->next) {
+			if (strcmp(fn->name, name) != 0)
+				continue;
+			if (fn->is_private && f != sc->file)
+				continue;
+			if (fn->nparams == nargs)
+				return fn;
+			*arity = fn->nparams;
+		}
+	return NULL;
+}
+
+static void mark_called(struct resolver *r, struct function *fn)
+{
+	if (fn->used)
+		return;
+	fn->used = true;
+	r->worklist = xrealloc(r->worklist, (r->nworklist + 1) * sizeof(fn));
+	r->worklist[r->nworklist++] = fn;
+}
+
+static void resolve_call(struct resolver *r, struct scope *sc, struct expr *e)
+{
+	struct function *fn;
+	int arity;
+
+	e->builtin = builtin_lookup(e->str);
+	if (e->builtin)
+		return;
+	fn = find_function(r, sc, e->str, e->nargs, &arity);
+	if (fn) {
+		e->fn = fn;
+		mark_called(r, fn);
+		return;
+	}
+	if (arity >= 0) {
+		diag_error(&e->loc, "function '%s' takes %d argument%s, not %d",
+			   e->str, arity, arity == 1 ? "" : "s", e->nargs);
+		return;
+	}
+	diag_error(&e->loc, "unknown function '%s'", e->str);
+	suggest_function(r, e);
+}
+
+/* ---- walking the tree ---- */
+
+static void resolve_args(struct resolver *r, struct scope *sc, struct expr *e)
+{
+	int i;
+
+	for (i = 0; i < e->nargs; i++)
+		sym_resolve_expr(r, sc, e->args[i]);
+}
+
+void sym_resolve_expr(struct resolver *r, struct scope *sc, struct expr *e)
+{
+	if (!e)
+		return;
+	switch (e->kind) {
+	case EX_VAR:
+		e->sym = lookup_var(r, sc, e->str, &e->loc);
+		return;
+	case EX_INDEX:
+		resolve_args(r, sc, e);
+		e->sym = lookup_array(r, sc, e, e->nargs);
+		return;
+	case EX_IN:
+		resolve_args(r, sc, e);
+		e->sym = lookup_array(r, sc, e, e->nargs);
+		return;
+	case EX_CALL:
+		resolve_args(r, sc, e);
+		resolve_call(r, sc, e);
+		return;
+	case EX_TARGET:
+	case EX_TARGET_SPECIAL:
+	case EX_CAST:
+	case EX_ENTRY:
+	case EX_AT_VAR:
+	case EX_DEFINED:
+		diag_error(&e->loc, "target expressions need a debuginfo probe (kernel.function), which this ktap cannot resolve yet");
+		return;
+	case EX_STAT_OP:
+	case EX_HIST:
+	case EX_STAT_ADD:
+	case EX_REGEX:
+		diag_error(&e->loc, "this ktap does not translate '%s' yet",
+			   e->kind == EX_REGEX ? op_text(e->op) :
+			   e->kind == EX_STAT_ADD ? "<<<" : "@stat");
+		return;
+	default:
+		break;
+	}
+	sym_resolve_expr(r, sc, e->lhs);
+	sym_resolve_expr(r, sc, e->rhs);
+	sym_resolve_expr(r, sc, e->cond);
+	resolve_args(r, sc, e);
+}
+
+void sym_resolve_stmt(struct resolver *r, struct scope *sc, struct stmt *s)
+{
+	int i;
+
+	if (!s)
+		return;
+	switch (s->kind) {
+	case ST_FOREACH:
+	case ST_DELETE:
+	case ST_TRY:
+		diag_error(&s->loc, "this ktap does not translate '%s' statements yet",
+			   s->kind == ST_FOREACH ? "foreach" :
+			   s->kind == ST_DELETE ? "delete" : "try");
+		return;
+	case ST_NEXT:
+		if (sc->fn)
+			diag_error(&s->loc, "'next' is only allowed in a probe");
+		return;
+	case ST_RETURN:
+		if (!sc->fn)
+			diag_error(&s->loc, "'return' is only allowed in a function; use 'next' to leave a probe");
+		break;
+	case ST_EMBEDDED:
+		return;
+	default:
+		break;
+	}
+	for (i = 0; i < s->nbody; i++)
+		sym_resolve_stmt(r, sc, s->body[i]);
+	sym_resolve_stmt(r, sc, s->init);
+	sym_resolve_expr(r, sc, s->expr);
+	sym_resolve_expr(r, sc, s->step);
+	sym_resolve_stmt(r, sc, s->then);
+	sym_resolve_stmt(r, sc, s->els);
+}

@@ -1,0 +1,542 @@
+/* types.c - type inference to a fixed point.
+ *
+ * Every expression, symbol and function result gets long, string or stats.
+ * Rounds repeat while any type changes, so a type learnt in one probe or
+ * function flows to every other use. A last round reports conflicts
+ * (naming both uses) and names whose type nothing determines.
+ */
+#include <string.h>
+
+#include "resolve.h"
+#include "format.h"
+
+static char *where(const struct srcloc *loc)
+{
+	if (!loc->src)
+		return xstrdup("an earlier use");
+	return xasprintf("%s:%d:%d", loc->src->name, loc->line, loc->col);
+}
+
+/* Give *slot the type t, or report that it already has another one. */
+bool types_unify(struct resolver *r, enum type *slot, struct srcloc *slot_loc,
+		 enum type t, const struct srcloc *loc, const char *what)
+{
+	if (t == TY_UNKNOWN || *slot == t)
+		return true;
+	if (*slot == TY_UNKNOWN) {
+		*slot = t;
+		if (slot_loc)
+			*slot_loc = *loc;
+		r->types_changed = true;
+		return true;
+	}
+	if (r->report_types) {
+		diag_error(loc, "type mismatch: %s is %s here, but %s at %s",
+			   what, type_name(t), type_name(*slot),
+			   slot_loc ? where(slot_loc) : "its declaration");
+	}
+	return false;
+}
+
+static enum type infer_expr(struct resolver *r, struct expr *e, enum type want);
+
+/* an operand that must have type t */
+static void expect(struct resolver *r, struct expr *e, enum type t,
+		   const char *what)
+{
+	enum type got = infer_expr(r, e, t);
+
+	if (got != TY_UNKNOWN && got != t && r->report_types)
+		diag_error(&e->loc, "%s must be a %s, not a %s", what,
+			   type_name(t), type_name(got));
+}
+
+static enum type symbol_type(struct resolver *r, struct expr *e, enum type want)
+{
+	struct symbol *s = e->sym;
+	char *what;
+
+	if (!s)
+		return TY_UNKNOWN;
+	what = xasprintf("'%s'", s->name);
+	types_unify(r, &s->type, &s->type_loc, want, &e->loc, what);
+	return s->type;
+}
+
+static enum type infer_assign(struct resolver *r, struct expr *e)
+{
+	enum type lt, rt;
+
+	if (e->lhs->kind != EX_VAR) {
+		if (r->report_types)
+			diag_error(&e->lhs->loc, "cannot assign to this expression");
+		return TY_UNKNOWN;
+	}
+	if (e->lhs->sym)
+		e->lhs->sym->written = true;
+	if (e->op == OP_CONCAT_ASSIGN) {
+		expect(r, e->rhs, TY_STRING, "the right side of '.='");
+		return symbol_type(r, e->lhs, TY_STRING);
+	}
+	if (e->op != OP_ASSIGN) {
+		expect(r, e->rhs, TY_LONG, "the right side of a compound assignment");
+		return symbol_type(r, e->lhs, TY_LONG);
+	}
+	lt = symbol_type(r, e->lhs, TY_UNKNOWN);
+	rt = infer_expr(r, e->rhs, lt);
+	return symbol_type(r, e->lhs, rt);
+}
+
+static enum type infer_compare(struct resolver *r, struct expr *e)
+{
+	enum type lt = infer_expr(r, e->lhs, TY_UNKNOWN);
+	enum type rt = infer_expr(r, e->rhs, lt);
+
+	if (lt == TY_UNKNOWN && rt != TY_UNKNOWN)
+		lt = infer_expr(r, e->lhs, rt);
+	if (lt != TY_UNKNOWN && rt != TY_UNKNOWN && lt != rt && r->report_types)
+		diag_error(&e->loc, "cannot compare a %s with a %s",
+			   type_name(lt), type_name(rt));
+	if ((lt == TY_STATS || rt == TY_STATS) && r->report_types)
+		diag_error(&e->loc, "statistics cannot be compared; use @count, @sum, ...");
+	return TY_LONG;
+}
+
+static void infer_format_args(struct resolver *r, struct expr *e, int first)
+{
+	struct expr *fmt = e->args[0];
+	struct format_spec specs[FORMAT_MAX_ARGS];
+	int n, i;
+
+	if (fmt->kind != EX_STRING) {
+		if (r->report_types)
+			diag_error(&fmt->loc, "the format of %s must be a string literal",
+				   e->str);
+		return;
+	}
+	n = format_parse(fmt->str, specs, FORMAT_MAX_ARGS, &fmt->loc,
+			 r->report_types);
+	if (n < 0)
+		return;
+	if (n != e->nargs - first) {
+		if (r->report_types)
+			diag_error(&fmt->loc, "format wants %d argument%s, but %s has %d",
+				   n, n == 1 ? "" : "s", e->str, e->nargs - first);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		char *what = xasprintf("argument %d of %s (for '%s')", i + 1,
+				       e->str, specs[i].text);
+
+		expect(r, e->args[first + i], specs[i].type, what);
+	}
+}
+
+static enum type infer_builtin(struct resolver *r, struct expr *e)
+{
+	int i;
+
+	switch (e->builtin) {
+	case BI_PRINTF:
+	case BI_SPRINTF:
+		if (e->nargs < 1) {
+			if (r->report_types)
+				diag_error(&e->loc, "%s needs a format string", e->str);
+			return TY_UNKNOWN;
+		}
+		infer_format_args(r, e, 1);
+		return e->builtin == BI_PRINTF ? TY_VOID : TY_STRING;
+	case BI_PRINTD:
+	case BI_PRINTDLN:
+	case BI_SPRINTD:
+	case BI_SPRINTDLN:
+		if (e->nargs < 2 && r->report_types)
+			diag_error(&e->loc, "%s needs a delimiter and at least one value", e->str);
+		if (e->nargs >= 1)
+			expect(r, e->args[0], TY_STRING, "the delimiter");
+		for (i = 1; i < e->nargs; i++)
+			if (infer_expr(r, e->args[i], TY_UNKNOWN) == TY_STATS && r->report_types)
+				diag_error(&e->args[i]->loc, "statistics cannot be printed directly");
+		break;
+	default:
+		for (i = 0; i < e->nargs; i++)
+			if (infer_expr(r, e->args[i], TY_UNKNOWN) == TY_STATS && r->report_types)
+				diag_error(&e->args[i]->loc, "statistics cannot be printed directly");
+		break;
+	}
+	return (e->builtin == BI_SPRINT || e->builtin == BI_SPRINTLN ||
+		e->builtin == BI_SPRINTD || e->builtin == BI_SPRINTDLN) ? TY_STRING : TY_VOID;
+}
+
+static enum type infer_call(struct resolver *r, struct expr *e, enum type want)
+{
+	struct function *fn = e->fn;
+	int i;
+
+	if (e->builtin)
+		return infer_builtin(r, e);
+	if (!fn)
+		return TY_UNKNOWN;
+	for (i = 0; i < e->nargs && i < fn->nparams; i++) {
+		struct symbol *p = fn->params[i].sym;
+		char *what = xasprintf("parameter '%s' of %s()", p->name, fn->name);
+		enum type t = infer_expr(r, e->args[i], p->type);
+
+		types_unify(r, &p->type, &p->type_loc, t, &e->args[i]->loc, what);
+	}
+	if (want != TY_UNKNOWN && want != TY_VOID && fn->ret_type == TY_UNKNOWN &&
+	    !fn->ret_declared) {
+		fn->ret_type = want;
+		r->types_changed = true;
+	}
+	return fn->ret_type;
+}
+
+static enum type infer_expr(struct resolver *r, struct expr *e, enum type want)
+{
+	enum type t = TY_UNKNOWN;
+
+	switch (e->kind) {
+	case EX_NUMBER:
+	case EX_ARGC:
+		t = TY_LONG;
+		break;
+	case EX_STRING:
+		t = TY_STRING;
+		break;
+	case EX_SCRIPT_ARG:
+		t = e->str ? TY_STRING : TY_LONG;
+		break;
+	case EX_VAR:
+		if (e->sym)
+			e->sym->read = true;
+		t = symbol_type(r, e, want);
+		break;
+	case EX_UNARY:
+		expect(r, e->lhs, TY_LONG, xasprintf("the operand of '%s'", op_text(e->op)));
+		t = TY_LONG;
+		break;
+	case EX_BINARY:
+		expect(r, e->lhs, TY_LONG, xasprintf("the left operand of '%s'", op_text(e->op)));
+		expect(r, e->rhs, TY_LONG, xasprintf("the right operand of '%s'", op_text(e->op)));
+		t = TY_LONG;
+		break;
+	case EX_LOGICAL:
+		expect(r, e->lhs, TY_LONG, xasprintf("the left operand of '%s'", op_text(e->op)));
+		expect(r, e->rhs, TY_LONG, xasprintf("the right operand of '%s'", op_text(e->op)));
+		t = TY_LONG;
+		break;
+	case EX_COMPARE:
+		t = infer_compare(r, e);
+		break;
+	case EX_CONCAT:
+		expect(r, e->lhs, TY_STRING, "the left operand of '.'");
+		expect(r, e->rhs, TY_STRING, "the right operand of '.'");
+		t = TY_STRING;
+		break;
+	case EX_TERNARY: {
+		enum type lt, rt;
+
+		expect(r, e->cond, TY_LONG, "the condition of '?:'");
+		lt = infer_expr(r, e->lhs, want);
+		rt = infer_expr(r, e->rhs, lt != TY_UNKNOWN ? lt : want);
+		if (lt == TY_UNKNOWN && rt != TY_UNKNOWN)
+			lt = infer_expr(r, e->lhs, rt);
+		if (lt != TY_UNKNOWN && rt != TY_UNKNOWN && lt != rt && r->report_types)
+			diag_error(&e->loc, "the two branches of '?:' are a %s and a %s",
+				   type_name(lt), type_name(rt));
+		t = lt != TY_UNKNOWN ? lt : rt;
+		break;
+	}
+	case EX_ASSIGN:
+		t = infer_assign(r, e);
+		break;
+	case EX_INCDEC:
+		if (e->lhs->kind != EX_VAR) {
+			if (r->report_types)
+				diag_error(&e->loc, "'%s' needs a variable", op_text(e->op));
+		} else {
+			if (e->lhs->sym)
+				e->lhs->sym->written = e->lhs->sym->read = true;
+			symbol_type(r, e->lhs, TY_LONG);
+		}
+		t = TY_LONG;
+		break;
+	case EX_CALL:
+		t = infer_call(r, e, want);
+		break;
+	default:
+		break;
+	}
+	e->type = t;
+	return t;
+}
+
+static void infer_stmt(struct resolver *r, struct stmt *s, struct function *fn);
+
+static void infer_return(struct resolver *r, struct stmt *s, struct function *fn)
+{
+	enum type t;
+	char *what;
+
+	if (!fn)
+		return;
+	if (!s->expr) {
+		if (fn->ret_type != TY_UNKNOWN && fn->ret_type != TY_VOID &&
+		    r->report_types)
+			diag_error(&s->loc, "function '%s' returns a %s: 'return' needs a value",
+				   fn->name, type_name(fn->ret_type));
+		return;
+	}
+	t = infer_expr(r, s->expr, fn->ret_type);
+	what = xasprintf("the result of function '%s'", fn->name);
+	types_unify(r, &fn->ret_type, NULL, t, &s->expr->loc, what);
+}
+
+static void infer_cond(struct resolver *r, struct expr *e)
+{
+	if (e)
+		expect(r, e, TY_LONG, "a condition");
+}
+
+static void infer_stmt(struct resolver *r, struct stmt *s, struct function *fn)
+{
+	int i;
+
+	if (!s)
+		return;
+	switch (s->kind) {
+	case ST_BLOCK:
+		for (i = 0; i < s->nbody; i++)
+			infer_stmt(r, s->body[i], fn);
+		break;
+	case ST_EXPR:
+		infer_expr(r, s->expr, TY_UNKNOWN);
+		break;
+	case ST_IF:
+	case ST_WHILE:
+		infer_cond(r, s->expr);
+		infer_stmt(r, s->then, fn);
+		infer_stmt(r, s->els, fn);
+		break;
+	case ST_FOR:
+		infer_stmt(r, s->init, fn);
+		infer_cond(r, s->expr);
+		if (s->step)
+			infer_expr(r, s->step, TY_UNKNOWN);
+		infer_stmt(r, s->then, fn);
+		break;
+	case ST_RETURN:
+		infer_return(r, s, fn);
+		break;
+	default:
+		break;
+	}
+}
+
+static void infer_round(struct resolver *r)
+{
+	struct program *prog = r->prog;
+	int i;
+
+	for (i = 0; i < prog->nprobes; i++) {
+		struct concrete_point *cp;
+
+		for (cp = prog->probes[i]->points; cp; cp = cp->next)
+			infer_cond(r, cp->cond);
+		infer_stmt(r, prog->probes[i]->body, NULL);
+	}
+	for (i = 0; i < prog->nfunctions; i++)
+		infer_stmt(r, prog->functions[i]->body, prog->functions[i]);
+}
+
+static void report_untyped(struct symbol **syms, int n, const char *where)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (syms[i]->type == TY_UNKNOWN)
+			diag_error(&syms[i]->loc, "cannot tell the type of %s '%s' (it is never given a value that has one)",
+				   where, syms[i]->name);
+}
+
+static void report_unknowns(struct resolver *r)
+{
+	struct program *prog = r->prog;
+	int i;
+
+	for (i = 0; i < prog->nprobes; i++)
+		report_untyped(prog->probes[i]->locals, prog->probes[i]->nlocals,
+			       "variable");
+	for (i = 0; i < prog->nfunctions; i++) {
+		struct function *fn = prog->functions[i];
+
+		report_untyped(fn->locals, fn->nlocals, "variable");
+		if (fn->ret_type == TY_UNKNOWN)
+			fn->ret_type = TY_VOID;
+	}
+	for (i = 0; i < prog->nglobals; i++) {
+		struct symbol *g = prog->globals[i];
+
+		if (g->type == TY_UNKNOWN && (g->read || g->written))
+			report_untyped(&g, 1, "global");
+		if (g->type == TY_UNKNOWN)	/* unused: any type will do */
+			g->type = TY_LONG;
+	}
+}
+
+static void apply_declared_types(struct resolver *r)
+{
+	int i;
+
+	for (i = 0; i < r->prog->nfunctions; i++) {
+		struct function *fn = r->prog->functions[i];
+
+		if (fn->ret_declared)
+			continue;
+		/* an embedded-C function without a declared type returns nothing */
+		if (fn->embedded)
+			fn->ret_type = TY_VOID;
+	}
+}
+
+void types_infer(struct resolver *r)
+{
+	int rounds = 0;
+
+	apply_declared_types(r);
+	do {
+		r->types_changed = false;
+		infer_round(r);
+	} while (r->types_changed && ++rounds < 100);
+	r->report_types = true;
+	infer_round(r);
+	report_unknowns(r);
+}
+
+/* ---- which globals each handler touches ---- */
+
+struct global_use {
+	bool *read, *written;
+};
+
+static void use_global(struct global_use *u, struct symbol *s, bool write)
+{
+	if (!s || s->kind != SYM_GLOBAL)
+		return;
+	if (write)
+		u->written[s->index] = true;
+	else
+		u->read[s->index] = true;
+}
+
+static void uses_in_expr(struct program *prog, struct expr *e,
+			 struct global_use *u, struct global_use *fn_uses);
+
+static void uses_in_stmt(struct program *prog, struct stmt *s,
+			 struct global_use *u, struct global_use *fn_uses)
+{
+	int i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nbody; i++)
+		uses_in_stmt(prog, s->body[i], u, fn_uses);
+	uses_in_stmt(prog, s->init, u, fn_uses);
+	uses_in_expr(prog, s->expr, u, fn_uses);
+	uses_in_expr(prog, s->step, u, fn_uses);
+	uses_in_stmt(prog, s->then, u, fn_uses);
+	uses_in_stmt(prog, s->els, u, fn_uses);
+}
+
+static int function_index(struct program *prog, struct function *fn)
+{
+	int i;
+
+	for (i = 0; i < prog->nfunctions; i++)
+		if (prog->functions[i] == fn)
+			return i;
+	return -1;
+}
+
+static void uses_in_expr(struct program *prog, struct expr *e,
+			 struct global_use *u, struct global_use *fn_uses)
+{
+	int i;
+
+	if (!e)
+		return;
+	if (e->kind == EX_VAR)
+		use_global(u, e->sym, false);
+	if ((e->kind == EX_ASSIGN || e->kind == EX_INCDEC) && e->lhs)
+		use_global(u, e->lhs->sym, true);
+	if (e->kind == EX_CALL && e->fn) {
+		int fi = function_index(prog, e->fn);
+
+		for (i = 0; fi >= 0 && i < prog->nglobals; i++) {
+			u->read[i] |= fn_uses[fi].read[i];
+			u->written[i] |= fn_uses[fi].written[i];
+		}
+	}
+	uses_in_expr(prog, e->lhs, u, fn_uses);
+	uses_in_expr(prog, e->rhs, u, fn_uses);
+	uses_in_expr(prog, e->cond, u, fn_uses);
+	for (i = 0; i < e->nargs; i++)
+		uses_in_expr(prog, e->args[i], u, fn_uses);
+}
+
+static struct global_use new_use(int n)
+{
+	struct global_use u;
+
+	u.read = xalloc((n + 1) * sizeof(bool));
+	u.written = xalloc((n + 1) * sizeof(bool));
+	return u;
+}
+
+static int count_uses(const struct global_use *u, int n)
+{
+	int i, c = 0;
+
+	for (i = 0; i < n; i++)
+		c += u->read[i] || u->written[i];
+	return c;
+}
+
+void globals_collect(struct resolver *r)
+{
+	struct program *prog = r->prog;
+	int ng = prog->nglobals, nf = prog->nfunctions;
+	struct global_use *fn_uses = xalloc((nf + 1) * sizeof(*fn_uses));
+	int i, j, before, after;
+
+	for (i = 0; i < nf; i++)
+		fn_uses[i] = new_use(ng);
+	/* functions call each other: repeat until nothing new is learnt */
+	do {
+		before = after = 0;
+		for (i = 0; i < nf; i++) {
+			before += count_uses(&fn_uses[i], ng);
+			uses_in_stmt(prog, prog->functions[i]->body, &fn_uses[i], fn_uses);
+			after += count_uses(&fn_uses[i], ng);
+		}
+	} while (after != before);
+
+	for (i = 0; i < prog->nprobes; i++) {
+		struct resolved_probe *rp = prog->probes[i];
+		struct global_use u = new_use(ng);
+		struct concrete_point *cp;
+
+		uses_in_stmt(prog, rp->body, &u, fn_uses);
+		for (cp = rp->points; cp; cp = cp->next)
+			uses_in_expr(prog, cp->cond, &u, fn_uses);
+		rp->globals_used = xalloc((ng + 1) * sizeof(*rp->globals_used));
+		rp->global_written = xalloc((ng + 1) * sizeof(bool));
+		for (j = 0; j < ng; j++) {
+			if (!u.read[j] && !u.written[j])
+				continue;
+			rp->globals_used[rp->nglobals_used] = prog->globals[j];
+			rp->global_written[rp->nglobals_used++] = u.written[j];
+		}
+	}
+}

@@ -1,0 +1,153 @@
+/* util.c - memory, strings and files for the translator.
+ *
+ * Allocation never fails: on OOM we print one line and exit, so callers
+ * never check for NULL. Nothing is freed; the translator is a short-lived
+ * process and every pass keeps its tree until exit.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ktap.h"
+
+static void out_of_memory(size_t size)
+{
+	fprintf(stderr, "ktap: out of memory (%zu bytes)\n", size);
+	exit(1);
+}
+
+void *xalloc(size_t size)
+{
+	void *p = calloc(1, size ? size : 1);
+	if (!p)
+		out_of_memory(size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t size)
+{
+	p = realloc(p, size ? size : 1);
+	if (!p)
+		out_of_memory(size);
+	return p;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *p = xalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+/* The whole file, NUL-terminated; NULL with errno set on failure. */
+char *read_whole_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	struct strbuf sb = {0};
+	char chunk[8192];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+		if (sb.len + n + 1 > sb.cap) {
+			sb.cap = (sb.len + n + 1) * 2;
+			sb.buf = xrealloc(sb.buf, sb.cap);
+		}
+		memcpy(sb.buf + sb.len, chunk, n);
+		sb.len += n;
+	}
+	int err = ferror(f) ? errno : 0;
+	fclose(f);
+	if (err) {
+		free(sb.buf);
+		errno = err;
+		return NULL;
+	}
+	sb_putc(&sb, '\0');
+	if (len)
+		*len = sb.len - 1;
+	return sb.buf;
+}
+
+double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Peak resident set size (VmHWM) in KiB, or -1 if unknown. */
+long peak_rss_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	if (!f)
+		return -1;
+	char line[256];
+	long kb = -1;
+	while (fgets(line, sizeof line, f))
+		if (strncmp(line, "VmHWM:", 6) == 0)
+			kb = strtol(line + 6, NULL, 10);
+	fclose(f);
+	return kb;
+}
+
+/* ---- strbuf ---- */
+
+static void sb_reserve(struct strbuf *sb, size_t extra)
+{
+	if (sb->len + extra + 1 <= sb->cap)
+		return;
+	size_t cap = sb->cap ? sb->cap : 64;
+	while (cap < sb->len + extra + 1)
+		cap *= 2;
+	sb->buf = xrealloc(sb->buf, cap);
+	sb->cap = cap;
+}
+
+void sb_putc(struct strbuf *sb, char c)
+{
+	sb_reserve(sb, 1);
+	sb->buf[sb->len++] = c;
+	sb->buf[sb->len] = '\0';
+}
+
+void sb_puts(struct strbuf *sb, const char *s)
+{
+	size_t n = strlen(s);
+	sb_reserve(sb, n);
+	memcpy(sb->buf + sb->len, s, n + 1);
+	sb->len += n;
+}
+
+void sb_printf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	sb_reserve(sb, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	sb->len += (size_t)n;
+}
