@@ -75,6 +75,7 @@ enum op {
 	OP_OR_ASSIGN, OP_XOR_ASSIGN, OP_CONCAT_ASSIGN,	/* += ... .= */
 	OP_INC, OP_DEC,					/* ++ -- */
 	OP_ADDRESS,					/* & on a target expr */
+	OP_STAT_ADD,					/* <<< */
 };
 
 const char *op_text(enum op op);			/* "+", "<<=", ... */
@@ -109,6 +110,12 @@ enum expr_kind {
 	EX_ENTRY,	/* @entry(expr) */
 	EX_DEFINED,	/* @defined(expr) */
 	EX_AT_VAR,	/* @var("name"[, "module"]) with member path */
+	EX_EMBEDDED,	/* %{ C expression %} (guru mode): str = code */
+	EX_HIST_INDEX,	/* @hist_*(...)[bucket]: lhs = EX_HIST, rhs = bucket */
+	EX_CONST,	/* @const("NAME"): a C constant (tapsets, guru): str */
+	EX_PROBEWRITE,	/* @probewrite(var) in alias epilogues: lhs = EX_VAR */
+	EX_MEMBER,	/* lhs->f[i]...: member path on a pointer value held in a
+			   variable, call result, ... (autocast): lhs, path */
 };
 
 enum target_step_kind { TS_MEMBER, TS_INDEX };
@@ -134,8 +141,9 @@ struct expr {
 	struct expr *lhs, *rhs, *cond;
 	struct expr **args;		/* call arguments, array keys */
 	int nargs;
-	struct target_step *path;	/* EX_TARGET, EX_CAST, EX_AT_VAR */
+	struct target_step *path;	/* EX_TARGET, EX_CAST, EX_AT_VAR, EX_MEMBER */
 	const char *suffix;		/* "$" or "$$" pretty-printing, or NULL */
+	const char *module;		/* EX_CAST, EX_AT_VAR: module or NULL */
 	struct symbol *sym;		/* EX_VAR, EX_INDEX, EX_IN, EX_STAT_* */
 	struct function *fn;		/* EX_CALL to a script function */
 	int builtin;			/* EX_CALL to a builtin: its id, else 0 */
@@ -240,6 +248,7 @@ struct function {
 	const char *embedded;		/* %{ ... %} body, or NULL */
 	bool pure, stable, unprivileged; /* embedded-C annotations */
 	bool is_private;
+	int64_t priority;		/* f():N for overloads, 0 if not given */
 	struct symbol **locals;		/* resolve: every local */
 	int nlocals;
 	bool used;

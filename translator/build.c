@@ -1,6 +1,7 @@
 /* build.c - pass 4: the generated C as a kernel module, built by kbuild
  * against the target kernel's build tree. */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -27,6 +28,22 @@ static void remove_build_dir(void)
 	if (system(cmd) != 0)
 		fprintf(stderr, "ktap: could not remove %s\n", build_dir_path);
 	free(cmd);
+}
+
+/* killed while building: leave no temporary directory behind */
+static void remove_build_dir_and_die(int sig)
+{
+	build_dir_keep = false;
+	remove_build_dir();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void clean_up_on_signals(void)
+{
+	signal(SIGTERM, remove_build_dir_and_die);
+	signal(SIGHUP, remove_build_dir_and_die);
+	signal(SIGINT, remove_build_dir_and_die);
 }
 
 static bool is_dir(const char *path)
@@ -149,6 +166,7 @@ int build_module(const char *c_code, const struct options *opt, char **ko_path)
 	build_dir_path = xstrdup(tmpl);
 	build_dir_keep = opt->keep_build;
 	atexit(remove_build_dir);
+	clean_up_on_signals();
 	if (write_file(xasprintf("%s/%s.c", tmpl, name), c_code) ||
 	    write_file(xasprintf("%s/Kbuild", tmpl),
 		       xasprintf("obj-m := %s.o\nccflags-y := -I%s/runtime\n",

@@ -23,16 +23,28 @@ int diag_error_count(void)
 	return nerrors;
 }
 
-/* The start of line `line` (1-based) in src, or NULL. */
+/* The start of line `line` (1-based) in src, or NULL. Errors mostly
+ * come in source order, so the search goes on from the last answer. */
 static const char *line_start(const struct source *src, int line)
 {
+	static const struct source *last_src;
+	static const char *last_p;
+	static int last_line;
 	const char *p = src->text;
-	for (int n = 1; n < line; n++) {
+	int n = 1;
+	if (src == last_src && last_line <= line) {
+		p = last_p;
+		n = last_line;
+	}
+	for (; n < line; n++) {
 		p = strchr(p, '\n');
 		if (!p)
 			return NULL;
 		p++;
 	}
+	last_src = src;
+	last_p = p;
+	last_line = line;
 	return p;
 }
 

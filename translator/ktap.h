@@ -1,6 +1,6 @@
 /* ktap.h - the translator's table of contents.
  *
- * Pipeline order: util → diag → lexer → parser → resolve → probes/* →
+ * Pipeline order: util → diag → lexer → parser → resolve → probes/ →
  * emit → build → run (local or vm). Each section declares what one file
  * exports; the prefix of a name tells its owner.
  */
@@ -80,6 +80,7 @@ int build_module(const char *c_code, const struct options *opt,
 /* ---- run.c: pass 5 ---- */
 
 int run_local(const char *ko_path, const struct options *opt);
+const char *local_run_refusal(void);	/* NULL when modules can load here */
 char **ktap_run_argv(const char *loader, const char *ko,
 		     const struct options *opt, bool with_output_file);
 int vm_run(const char *ko_path, const struct options *opt);	/* vm.c */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "lexer.h"
 #include "program.h"
 
 static void usage(FILE *out)
@@ -168,10 +169,24 @@ static void report_pass(const struct options *opt, int pass, double t0)
 			(now_seconds() - t0) * 1000.0, peak_rss_kb());
 }
 
+/* what %( conditions and $1/@1 see: the script's arguments and target */
+static void set_preprocessor_env(const struct options *opt)
+{
+	struct pp_env env = { 0 };
+
+	env.guru = opt->guru;
+	env.argv = opt->script_args;
+	env.argc = opt->nscript_args;
+	if (opt->release && !strchr(opt->release, '/'))
+		env.kernel_vr = opt->release;
+	lexer_set_env(&env);
+}
+
 static struct file *pass1_parse(const struct options *opt)
 {
 	struct source *src;
 
+	set_preprocessor_env(opt);
 	if (opt->script_text)
 		src = source_from_string("<input>", opt->script_text);
 	else
@@ -215,6 +230,12 @@ int main(int argc, char **argv)
 	opt.data_dir = find_data_dir();
 	if (vm_cmd)
 		return vm_command(vm_cmd, &opt);
+
+	/* say at once when the run cannot happen here, before any work */
+	if (opt.last_pass == 5 && !opt.vm && local_run_refusal()) {
+		fprintf(stderr, "%s\n", local_run_refusal());
+		return 1;
+	}
 
 	t0 = now_seconds();
 	file = pass1_parse(&opt);

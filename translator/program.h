@@ -1,7 +1,7 @@
 /* program.h - what pass 2 hands to pass 3: the resolved program.
  *
  * resolve.c fills it from the user's file and the tapsets it uses;
- * probes/*.c turn probe points into concrete probes; emit.c reads it.
+ * probes/...c turn probe points into concrete probes; emit.c reads it.
  */
 #ifndef KTAP_PROGRAM_H
 #define KTAP_PROGRAM_H
@@ -56,7 +56,7 @@ struct program {
 	const char *module_name;
 };
 
-/* ---- probes/*.c: providers ----
+/* ---- probes/...c: providers ----
  * Each returns 1 when it knows the point (and fills *out), 0 when the point
  * is not its own, -1 after reporting an error on the point.
  */

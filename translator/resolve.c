@@ -1,7 +1,7 @@
 /* resolve.c - pass 2: from a parsed script to a resolved program.
  *
  * Loads the tapsets, expands probe aliases and wildcards, asks the probe
- * providers (probes/*.c) to resolve each probe point, resolves names
+ * providers (probes/...c) to resolve each probe point, resolves names
  * (symbols.c) and infers types (types.c). Every error is reported; the
  * caller stops when diag_error_count() is non-zero.
  */

@@ -20,6 +20,16 @@ static const char *cannot_load_modules(void)
 	return NULL;
 }
 
+/* one line saying why a script cannot run on this machine, or NULL */
+const char *local_run_refusal(void)
+{
+	const char *why = cannot_load_modules();
+
+	if (!why)
+		return NULL;
+	return xasprintf("ktap: cannot run here: %s; use --vm to run in the ktap guest", why);
+}
+
 /* the arguments ktap-run takes, shared with the guest (vm.c) */
 char **ktap_run_argv(const char *loader, const char *ko, const struct options *opt,
 		     bool with_output_file)
@@ -74,15 +84,14 @@ static void forward_stop_signals(void)
 
 int run_local(const char *ko_path, const struct options *opt)
 {
-	const char *why = cannot_load_modules();
+	const char *why = local_run_refusal();
 	char *loader = xasprintf("%s/loader/ktap-run", opt->data_dir);
 	char **argv;
 	pid_t pid;
 	int status;
 
 	if (why) {
-		fprintf(stderr, "ktap: cannot run here: %s; use --vm to run in the ktap guest\n",
-			why);
+		fprintf(stderr, "%s\n", why);
 		return 1;
 	}
 	argv = ktap_run_argv(loader, ko_path, opt, true);

@@ -1,0 +1,481 @@
+/* ktap-agent - serves commands from the host in the ktap guest.
+ *
+ * The protocol is section 4 of doc/internals.md. One virtio-serial port,
+ * ktap.ctl, which qemu connects to a unix socket on the host. Frames both
+ * ways: 1 byte type, 4 bytes length (little endian), payload.
+ *   host -> guest: P ping (nonce, echoed as P), R run (a shell command
+ *                  line, /bin/sh -c in /mnt/host, in its own process
+ *                  group), S signal (number in ASCII, sent to that group)
+ *   guest -> host: O stdout, E stderr, X exit status (ASCII; 128+N when
+ *                  killed by signal N), P pong
+ *
+ * One host client at a time. When it goes away (the port reports HUP) or
+ * a new client pings while a command runs, that command is orphaned: it
+ * gets SIGHUP (ktap-run then stops its script and unloads the module), its
+ * output is discarded, and a command asked for meanwhile waits for it.
+ *
+ * Static binary, started by the guest's /init. Prints KTAP-AGENT-READY on
+ * its stdout (the console) once it serves the port.
+ * Build: gcc -static -O2 -Wall -Wextra -o ktap-agent agent.c
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PORT_NAME	"ktap.ctl"
+#define WORK_DIR	"/mnt/host"
+#define MAX_FRAME	(1u << 20)	/* larger host frames are garbage */
+#define OUT_HIGH	(256u << 10)	/* stop reading the command above this */
+#define CHUNK		32768
+#define ORPHAN_GRACE	40.0		/* s before SIGKILL; ktap-run gives up at 30 */
+#define EOF_GRACE	2.0		/* s to wait for output after the exit */
+
+static void __attribute__((format(printf, 1, 2))) logmsg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ktap-agent: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n);
+	if (!p) {
+		logmsg("out of memory");
+		exit(1);
+	}
+	return p;
+}
+
+/* ---- byte buffers ---- */
+
+struct buf {
+	char *p;
+	size_t len, cap;
+};
+
+static void buf_add(struct buf *b, const void *data, size_t len)
+{
+	if (b->len + len > b->cap) {
+		b->cap = b->len + len > 2 * b->cap ? b->len + len : 2 * b->cap;
+		b->p = xrealloc(b->p, b->cap);
+	}
+	memcpy(b->p + b->len, data, len);
+	b->len += len;
+}
+
+static void buf_drop(struct buf *b, size_t n)
+{
+	memmove(b->p, b->p + n, b->len - n);
+	b->len -= n;
+}
+
+/* ---- the port ---- */
+
+static int port_fd = -1;
+static bool connected;		/* a host client is on the socket */
+static struct buf outq;		/* frames to the host */
+static struct buf inq;		/* bytes from the host */
+
+static void send_frame(char type, const void *data, uint32_t len)
+{
+	unsigned char h[5] = { (unsigned char)type, len, len >> 8, len >> 16, len >> 24 };
+
+	if (!connected)
+		return;
+	buf_add(&outq, h, sizeof(h));
+	buf_add(&outq, data, len);
+}
+
+static void send_str(char type, const char *s)
+{
+	send_frame(type, s, strlen(s));
+}
+
+/* the /dev node of the virtio port called PORT_NAME, waiting for it */
+static int open_port(void)
+{
+	static char dev[300];
+
+	for (int tries = 0; tries < 300; tries++) {
+		DIR *d = opendir("/sys/class/virtio-ports");
+		struct dirent *de;
+
+		while (d && (de = readdir(d))) {
+			char path[300], name[64] = "";
+			FILE *f;
+
+			snprintf(path, sizeof(path), "/sys/class/virtio-ports/%s/name",
+				 de->d_name);
+			f = fopen(path, "r");
+			if (!f)
+				continue;
+			if (fgets(name, sizeof(name), f))
+				name[strcspn(name, "\n")] = '\0';
+			fclose(f);
+			if (strcmp(name, PORT_NAME))
+				continue;
+			snprintf(dev, sizeof(dev), "/dev/%s", de->d_name);
+			closedir(d);
+			return open(dev, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		}
+		if (d)
+			closedir(d);
+		usleep(100000);
+	}
+	errno = ENODEV;
+	return -1;
+}
+
+/* the port says HUP while no host client is connected */
+static bool port_hup(void)
+{
+	struct pollfd p = { .fd = port_fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLHUP);
+}
+
+static void port_write(void)
+{
+	while (outq.len) {
+		ssize_t n = write(port_fd, outq.p, outq.len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;		/* EAGAIN: poll for POLLOUT */
+		buf_drop(&outq, n);
+	}
+}
+
+/* ---- the command ---- */
+
+struct command {
+	pid_t pid;		/* also its process group; 0: none */
+	int out, err;		/* pipes, -1 once at EOF */
+	bool exited;
+	int status;
+	double exit_time;
+	bool orphan;		/* its host left: no output, no X */
+	double kill_time;	/* orphan: SIGKILL then */
+};
+
+static struct command cmd = { .out = -1, .err = -1 };
+static char *waiting;		/* a command line waiting for an orphan */
+
+static void start_command(const char *line)
+{
+	int out[2], err[2];
+	pid_t pid;
+
+	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
+		send_str('E', "ktap-agent: pipe failed\n");
+		send_str('X', "127");
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		sigset_t none;
+		int null = open("/dev/null", O_RDONLY);
+
+		setpgid(0, 0);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		dup2(null, 0);
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		if (chdir(WORK_DIR) < 0 && chdir("/") < 0)
+			_exit(127);
+		execl("/bin/sh", "sh", "-c", line, (char *)NULL);
+		_exit(127);
+	}
+	close(out[1]);
+	close(err[1]);
+	if (pid < 0) {
+		close(out[0]);
+		close(err[0]);
+		send_str('E', "ktap-agent: fork failed\n");
+		send_str('X', "127");
+		return;
+	}
+	setpgid(pid, pid);
+	fcntl(out[0], F_SETFL, O_NONBLOCK);
+	fcntl(err[0], F_SETFL, O_NONBLOCK);
+	cmd = (struct command){ .pid = pid, .out = out[0], .err = err[0] };
+}
+
+static void orphan_command(const char *why)
+{
+	if (!cmd.pid || cmd.orphan)
+		return;
+	logmsg("%s: hanging up the running command", why);
+	cmd.orphan = true;
+	cmd.kill_time = now() + ORPHAN_GRACE;
+	kill(-cmd.pid, SIGHUP);
+}
+
+static void close_pipe(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* forward what the command wrote; false at EOF */
+static bool pipe_read(int *fd, char type)
+{
+	char data[CHUNK];
+	ssize_t n = read(*fd, data, sizeof(data));
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return true;
+	if (n <= 0) {
+		close_pipe(fd);
+		return false;
+	}
+	if (!cmd.orphan)
+		send_frame(type, data, n);
+	return true;
+}
+
+static void reap_children(void)
+{
+	int status;
+	pid_t pid;
+
+	/* a subreaper: orphaned grandchildren end up here too */
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (pid == cmd.pid && !cmd.exited) {
+			cmd.exited = true;
+			cmd.status = status;
+			cmd.exit_time = now();
+		}
+	}
+}
+
+/* the command exited and its output is in: report, start a waiting one */
+static void finish_command(void)
+{
+	char code[16];
+	int st = cmd.status;
+
+	if (!cmd.orphan) {
+		snprintf(code, sizeof(code), "%d",
+			 WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st));
+		send_str('X', code);
+	}
+	kill(-cmd.pid, SIGKILL);	/* leftovers of the group */
+	close_pipe(&cmd.out);
+	close_pipe(&cmd.err);
+	cmd = (struct command){ .out = -1, .err = -1 };
+	if (waiting) {
+		start_command(waiting);
+		free(waiting);
+		waiting = NULL;
+	}
+}
+
+static void check_command(void)
+{
+	double t = now();
+
+	if (!cmd.pid)
+		return;
+	if (cmd.orphan && !cmd.exited && t >= cmd.kill_time) {
+		logmsg("the orphaned command ignores SIGHUP: killing it");
+		kill(-cmd.pid, SIGKILL);
+		cmd.kill_time = t + 3600;
+	}
+	if (!cmd.exited)
+		return;
+	/* background children may hold the pipes: give them EOF_GRACE */
+	if ((cmd.out < 0 && cmd.err < 0) || t - cmd.exit_time >= EOF_GRACE)
+		finish_command();
+}
+
+/* ---- frames from the host ---- */
+
+static void on_ping(const char *nonce, uint32_t len)
+{
+	/* a host pings only when it starts a session: the old one is gone */
+	orphan_command("a new host session");
+	send_frame('P', nonce, len);
+}
+
+static void on_run(const char *line)
+{
+	if (!cmd.pid) {
+		start_command(line);
+	} else if (cmd.orphan) {
+		free(waiting);
+		waiting = strdup(line);
+		send_str('E', "ktap-agent: waiting for the previous command to end\n");
+	} else {
+		send_str('E', "ktap-agent: a command is already running\n");
+	}
+}
+
+static void on_signal(const char *num)
+{
+	int sig = atoi(num);
+
+	if (sig <= 0 || sig >= NSIG)
+		return;
+	if (cmd.pid && !cmd.orphan)
+		kill(-cmd.pid, sig);
+}
+
+static void handle_frames(void)
+{
+	while (inq.len >= 5) {
+		unsigned char *h = (unsigned char *)inq.p;
+		uint32_t len = h[1] | h[2] << 8 | h[3] << 16 | (uint32_t)h[4] << 24;
+		char *payload;
+
+		if (len > MAX_FRAME) {
+			logmsg("bad frame from the host (type %u, %u bytes): resetting", h[0], len);
+			inq.len = 0;
+			return;
+		}
+		if (inq.len < 5 + len)
+			return;
+		payload = malloc(len + 1);
+		if (!payload)
+			return;
+		memcpy(payload, inq.p + 5, len);
+		payload[len] = '\0';
+		switch (h[0]) {
+		case 'P': on_ping(payload, len); break;
+		case 'R': on_run(payload); break;
+		case 'S': on_signal(payload); break;
+		default: logmsg("unknown frame type %u from the host", h[0]);
+		}
+		free(payload);
+		buf_drop(&inq, 5 + len);
+	}
+}
+
+static void port_read(void)
+{
+	char data[CHUNK];
+	ssize_t n = read(port_fd, data, sizeof(data));
+
+	if (n > 0) {
+		buf_add(&inq, data, n);
+		handle_frames();
+	}
+	/* 0: the host left; the HUP check at the top of the loop sees it */
+}
+
+/* ---- main loop ---- */
+
+static volatile sig_atomic_t got_signal;
+
+static void note_signal(int sig)
+{
+	(void)sig;
+	got_signal = 1;
+}
+
+static void set_connected(bool now_connected)
+{
+	if (connected && !now_connected) {
+		outq.len = 0;
+		inq.len = 0;
+		orphan_command("the host left");
+	}
+	connected = now_connected;
+}
+
+static void serve(const sigset_t *wait_mask)
+{
+	for (;;) {
+		struct pollfd p[3];
+		struct timespec ts = { 0, 200000000 }, *tmo = &ts;
+		bool room = outq.len < OUT_HIGH || cmd.orphan;
+
+		set_connected(!port_hup());
+		p[0] = (struct pollfd){ .fd = connected ? port_fd : -1,
+			.events = POLLIN | (outq.len ? POLLOUT : 0) };
+		p[1] = (struct pollfd){ .fd = room ? cmd.out : -1, .events = POLLIN };
+		p[2] = (struct pollfd){ .fd = room ? cmd.err : -1, .events = POLLIN };
+		/* connected and idle: sleep until something happens (SIGIO
+		 * reports a change of the host connection) */
+		if (connected && (!cmd.pid || (!cmd.exited && !cmd.orphan)))
+			tmo = NULL;
+		got_signal = 0;
+		if (ppoll(p, 3, tmo, wait_mask) < 0 && errno != EINTR) {
+			logmsg("poll: %s", strerror(errno));
+			sleep(1);
+		}
+		reap_children();
+		if (p[0].revents & POLLIN)
+			port_read();
+		if (p[1].revents)
+			pipe_read(&cmd.out, 'O');
+		if (p[2].revents)
+			pipe_read(&cmd.err, 'E');
+		check_command();
+		if (connected)
+			port_write();
+	}
+}
+
+int main(void)
+{
+	struct sigaction sa = { .sa_handler = note_signal };
+	sigset_t block, wait_mask;
+
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGINT, SIG_IGN);
+	sigaction(SIGCHLD, &sa, NULL);
+	sigaction(SIGIO, &sa, NULL);
+	sigemptyset(&block);
+	sigaddset(&block, SIGCHLD);
+	sigaddset(&block, SIGIO);
+	sigprocmask(SIG_BLOCK, &block, &wait_mask);
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+
+	port_fd = open_port();
+	if (port_fd < 0) {
+		logmsg("no virtio port named %s: %s", PORT_NAME, strerror(errno));
+		return 1;
+	}
+	/* SIGIO when the host connects or leaves, or sends data */
+	fcntl(port_fd, F_SETOWN, getpid());
+	fcntl(port_fd, F_SETFL, fcntl(port_fd, F_GETFL) | O_ASYNC);
+
+	printf("KTAP-AGENT-READY\n");
+	fflush(stdout);
+	serve(&wait_mask);
+	return 0;
+}

@@ -1,0 +1,484 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ktap runtime: probe context.
+ *
+ * Every probe hit runs a generated handler, probe_N(struct ktap_context *c),
+ * between ktap_enter() and ktap_leave(), with preemption disabled. The
+ * context is per CPU; a hit that arrives while this CPU is already inside
+ * a handler (an interrupt, a probe inside the runtime) is skipped and
+ * counted, never nested.
+ *
+ * Errors: the first ktap_error() of a hit wins; generated code checks
+ * c->error after each statement that can fail and bails out. ktap_leave()
+ * reports it as "error <msg> near <loc>" and, once MAXERRORS is exceeded,
+ * asks the script to stop.
+ *
+ * Generated code keeps string locals and temporaries in a per-CPU frame
+ * arena (ktap_frame_push()/ktap_frame_pop()), not on the kernel stack.
+ */
+#ifndef _KTAP_CONTEXT_H
+#define _KTAP_CONTEXT_H
+
+/**
+ * enum ktap_state - life of the module
+ * @KTAP_STATE_LOADED: loaded, nothing armed; waiting for "start"
+ * @KTAP_STATE_STARTING: running the begin probes
+ * @KTAP_STATE_RUNNING: probes armed
+ * @KTAP_STATE_STOPPING: disarming, then running the end probes
+ * @KTAP_STATE_STOPPED: done; only unloading is left
+ */
+enum ktap_state {
+	KTAP_STATE_LOADED,
+	KTAP_STATE_STARTING,
+	KTAP_STATE_RUNNING,
+	KTAP_STATE_STOPPING,
+	KTAP_STATE_STOPPED,
+};
+
+static int ktap_state = KTAP_STATE_LOADED;
+static atomic_t ktap_exit_requested = ATOMIC_INIT(0);
+static atomic_t ktap_nr_errors = ATOMIC_INIT(0);
+
+static long ktap_target;
+module_param(ktap_target, long, 0444);
+MODULE_PARM_DESC(ktap_target, "pid returned by target()");
+
+/**
+ * enum ktap_probe_kind - how a probe is attached
+ * @KTAP_PROBE_BEGIN: runs once at "start", before the others are armed
+ * @KTAP_PROBE_END: runs once at "stop", after the others are disarmed
+ * @KTAP_PROBE_TIMER: hrtimer every @period_ns
+ * @KTAP_PROBE_KPROBE: kprobe on @symbol + @offset
+ * @KTAP_PROBE_KRETPROBE: kretprobe on @symbol (function return)
+ */
+enum ktap_probe_kind {
+	KTAP_PROBE_BEGIN,
+	KTAP_PROBE_END,
+	KTAP_PROBE_TIMER,
+	KTAP_PROBE_KPROBE,
+	KTAP_PROBE_KRETPROBE,
+};
+
+struct ktap_context;
+
+/**
+ * struct ktap_probe - one entry of the generated ktap_probes[] table
+ * @kind: enum ktap_probe_kind
+ * @pp: the probe point as the script spells it (pp(), error messages)
+ * @handler: generated handler
+ * @symbol: kprobe/kretprobe: the function
+ * @offset: kprobe: byte offset into @symbol (usually 0)
+ * @period_ns: timer: period
+ * @maxactive: kretprobe: concurrent instances, 0 for the kernel default
+ * @optional: a failure to register skips the probe instead of failing start
+ */
+struct ktap_probe {
+	enum ktap_probe_kind kind;
+	const char *pp;
+	void (*handler)(struct ktap_context *c);
+	const char *symbol;
+	unsigned int offset;
+	u64 period_ns;
+	int maxactive;
+	bool optional;
+};
+
+/**
+ * struct ktap_context - state of the probe hit running on this CPU
+ * @regs: registers at the probe (kprobe, kretprobe, timer); else NULL
+ * @probe: the probe being run
+ * @pp: @probe->pp
+ * @retval: kretprobe: the function's return value
+ * @actions: statements executed (KTAP_ACTION())
+ * @nesting: depth of function calls (ktap_nest_enter())
+ * @error: NULL, or the first error of this hit ("<msg> near <loc>")
+ * @frame: this CPU's frame arena, KTAP_FRAME_SIZE bytes
+ * @frame_used: bytes of @frame in use
+ * @print_buf: this CPU's print buffer: a record header, then output
+ * @print_len: bytes of output in @print_buf
+ * @scratch: MAXSTRINGLEN bytes for runtime helpers (ktap_sprintf())
+ * @errbuf: storage of @error
+ */
+struct ktap_context {
+	struct pt_regs *regs;
+	const struct ktap_probe *probe;
+	const char *pp;
+	int64_t retval;
+	unsigned long actions;
+	int nesting;
+	const char *error;
+	char *frame;
+	size_t frame_used;
+	char *print_buf;
+	size_t print_len;
+	char *scratch;
+	char errbuf[KTAP_ERRLEN];
+};
+
+static struct ktap_context __percpu *ktap_contexts;
+
+/* print.h: write this CPU's print buffer out as one record. */
+static void ktap_print_flush(struct ktap_context *c);
+
+/**
+ * ktap_context_init() - allocate the per-CPU contexts and their buffers
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int ktap_context_init(void)
+{
+	int cpu;
+
+	ktap_contexts = alloc_percpu(struct ktap_context);
+	if (!ktap_contexts)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		struct ktap_context *c = per_cpu_ptr(ktap_contexts, cpu);
+		char *mem = kvzalloc_node(KTAP_FRAME_SIZE + KTAP_PRINT_BUFSIZE +
+					  MAXSTRINGLEN, GFP_KERNEL,
+					  cpu_to_node(cpu));
+
+		if (!mem)
+			return -ENOMEM;	/* ktap_context_exit() frees the rest */
+		c->frame = mem;
+		c->print_buf = mem + KTAP_FRAME_SIZE;
+		c->scratch = c->print_buf + KTAP_PRINT_BUFSIZE;
+	}
+	return 0;
+}
+
+/**
+ * ktap_context_exit() - free what ktap_context_init() allocated
+ */
+static void ktap_context_exit(void)
+{
+	int cpu;
+
+	if (!ktap_contexts)
+		return;
+	for_each_possible_cpu(cpu)
+		kvfree(per_cpu_ptr(ktap_contexts, cpu)->frame);
+	free_percpu(ktap_contexts);
+	ktap_contexts = NULL;
+}
+
+/**
+ * ktap_probe_allowed() - may this probe run in the current state?
+ * @probe: the probe
+ *
+ * begin probes run only while starting, end probes only while stopping,
+ * all others only while running; after exit() only end probes run.
+ *
+ * Return: true if the handler may run.
+ */
+static inline bool ktap_probe_allowed(const struct ktap_probe *probe)
+{
+	int state = READ_ONCE(ktap_state);
+
+	switch (probe->kind) {
+	case KTAP_PROBE_BEGIN:
+		return state == KTAP_STATE_STARTING &&
+		       !atomic_read(&ktap_exit_requested);
+	case KTAP_PROBE_END:
+		return state == KTAP_STATE_STOPPING;
+	default:
+		return state == KTAP_STATE_RUNNING &&
+		       !atomic_read(&ktap_exit_requested);
+	}
+}
+
+/**
+ * ktap_enter() - start a probe hit
+ * @probe: the probe that fired
+ * @regs: its registers, or NULL
+ *
+ * Preemption must be disabled. Claims this CPU's context and resets it.
+ *
+ * Return: the context, or NULL if the handler must not run: in NMI or
+ * reentered (both counted as skipped), or not allowed in the current state.
+ */
+static inline struct ktap_context *ktap_enter(const struct ktap_probe *probe,
+					      struct pt_regs *regs)
+{
+	struct ktap_context *c;
+
+	lockdep_assert_preemption_disabled();
+	if (unlikely(in_nmi())) {
+		ktap_count_skipped();
+		return NULL;
+	}
+	if (!ktap_probe_allowed(probe) || !ktap_busy_claim())
+		return NULL;
+
+	c = this_cpu_ptr(ktap_contexts);
+	c->regs = regs;
+	c->probe = probe;
+	c->pp = probe->pp;
+	c->retval = 0;
+	c->actions = 0;
+	c->nesting = 0;
+	c->error = NULL;
+	c->frame_used = 0;
+	c->print_len = 0;
+	return c;
+}
+
+/**
+ * ktap_request_exit() - the script asks to stop: exit(), or too many errors
+ * @c: the context (may be NULL)
+ *
+ * Sets the flag that keeps probe handlers (other than end probes) from
+ * running, and queues "exit" on ctl once; ktap-run answers with "stop".
+ */
+static __maybe_unused void ktap_request_exit(struct ktap_context *c)
+{
+	if (atomic_cmpxchg(&ktap_exit_requested, 0, 1))
+		return;
+	if (READ_ONCE(ktap_state) < KTAP_STATE_STOPPING)
+		__ktap_ctl_send(KTAP_CTL_EXIT, "exit");
+}
+
+/**
+ * ktap_report_error() - send the hit's error to ktap-run
+ * @c: the context, with c->error set
+ *
+ * Stops the script once more than MAXERRORS errors have occurred.
+ */
+static void ktap_report_error(struct ktap_context *c)
+{
+	ktap_ctl_send("error %s", c->error);
+	if (atomic_inc_return(&ktap_nr_errors) > MAXERRORS)
+		ktap_request_exit(c);
+}
+
+/**
+ * ktap_leave() - end a probe hit started by ktap_enter()
+ * @c: the context
+ *
+ * Flushes the hit's output as one relay record (after those already
+ * flushed by a long print), reports an error if one occurred, and
+ * releases the CPU. Frames left on the arena are discarded.
+ */
+static inline void ktap_leave(struct ktap_context *c)
+{
+	ktap_print_flush(c);
+	if (unlikely(c->error))
+		ktap_report_error(c);
+	ktap_busy_dec();
+}
+
+/**
+ * ktap_error() - record an error; the first one of a hit wins
+ * @c: the context
+ * @msg: what went wrong, e.g. "division by zero"
+ * @loc: where, e.g. "near operator '/' at t.stp:3:12", or NULL
+ *
+ * Sets c->error to "@msg @loc". Generated code then bails out.
+ */
+static __maybe_unused void ktap_error(struct ktap_context *c,
+				      const char *msg, const char *loc)
+{
+	if (c->error)
+		return;
+	scnprintf(c->errbuf, sizeof(c->errbuf), "%s%s%s", msg,
+		  loc ? " " : "", loc ?: "");
+	c->error = c->errbuf;
+}
+
+/**
+ * ktap_errorf() - record a formatted error; the first one of a hit wins
+ * @c: the context
+ * @loc: where, or NULL
+ * @fmt: printf format of the message (kernel printf)
+ *
+ * Like ktap_error(), for messages that carry values (an address, a pid).
+ */
+static __printf(3, 4) __maybe_unused void ktap_errorf(struct ktap_context *c,
+				       const char *loc, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (c->error)
+		return;
+	va_start(ap, fmt);
+	n = vscnprintf(c->errbuf, sizeof(c->errbuf), fmt, ap);
+	va_end(ap);
+	if (loc)
+		scnprintf(c->errbuf + n, sizeof(c->errbuf) - n, " %s", loc);
+	c->error = c->errbuf;
+}
+
+/**
+ * ktap_action() - count one statement
+ * @c: the context
+ * @loc: the statement's location, for the error
+ *
+ * Return: true (and c->error set) once the hit exceeds MAXACTION.
+ */
+static inline bool ktap_action(struct ktap_context *c, const char *loc)
+{
+	if (likely(++c->actions <= MAXACTION))
+		return false;
+	ktap_error(c, "MAXACTION exceeded", loc);
+	return true;
+}
+
+/* Count a statement; true past MAXACTION: if (KTAP_ACTION(c, loc)) goto out; */
+#define KTAP_ACTION(c, loc) unlikely(ktap_action((c), (loc)))
+
+/*
+ * Embedded C: raise an error with a formatted message and leave the
+ * function. Needs CONTEXT (defined by the generated code around embedded
+ * C) and an "out" label.
+ */
+#ifndef STAP_ERROR
+#define STAP_ERROR(...) \
+	do { ktap_errorf(CONTEXT, NULL, __VA_ARGS__); goto out; } while (0)
+#endif
+
+/**
+ * ktap_nest_enter() - enter a script function call
+ * @c: the context
+ * @loc: the call's location, for the error
+ *
+ * Return: true if the call may proceed; false (and c->error set) beyond
+ * MAXNESTING. Every true is paired with ktap_nest_leave().
+ */
+static inline bool ktap_nest_enter(struct ktap_context *c, const char *loc)
+{
+	if (likely(c->nesting < MAXNESTING)) {
+		c->nesting++;
+		return true;
+	}
+	ktap_error(c, "MAXNESTING exceeded", loc);
+	return false;
+}
+
+/**
+ * ktap_nest_leave() - leave a script function call
+ * @c: the context
+ */
+static inline void ktap_nest_leave(struct ktap_context *c)
+{
+	c->nesting--;
+}
+
+/**
+ * ktap_frame_push() - allocate zeroed memory on this CPU's frame arena
+ * @c: the context
+ * @size: bytes (rounded up to 8)
+ *
+ * Return: the memory, or NULL with c->error set when the arena is full.
+ */
+static inline void *ktap_frame_push(struct ktap_context *c, size_t size)
+{
+	void *p;
+
+	size = ALIGN(size, 8);
+	if (unlikely(size > KTAP_FRAME_SIZE - c->frame_used)) {
+		ktap_error(c, "MAXNESTING/frame space exceeded", NULL);
+		return NULL;
+	}
+	p = c->frame + c->frame_used;
+	c->frame_used += size;
+	memset(p, 0, size);
+	return p;
+}
+
+/**
+ * ktap_frame_pop() - free the most recent ktap_frame_push() of @size bytes
+ * @c: the context
+ * @size: the size given to ktap_frame_push()
+ *
+ * Pops are LIFO. A handler that bails out need not pop: ktap_enter()
+ * starts every hit with an empty arena.
+ */
+static inline void ktap_frame_pop(struct ktap_context *c, size_t size)
+{
+	c->frame_used -= ALIGN(size, 8);
+}
+
+/* ---- locks of script globals ---- */
+
+/*
+ * Each script global has an rwlock (static DEFINE_RWLOCK(g_x_lock)). A
+ * handler takes the locks of every global it uses before it starts, in one
+ * fixed order (the order of the globals in the script), and releases them
+ * when done. Locks are only ever tried, MAXTRYLOCK times: the holder may
+ * be the very context the probe interrupted, on this CPU.
+ */
+
+/**
+ * ktap_trylock() - take an rwlock, giving up after MAXTRYLOCK attempts
+ * @l: the lock
+ * @write: for writing (else for reading)
+ *
+ * Return: true if taken.
+ */
+static bool ktap_trylock(rwlock_t *l, bool write)
+{
+	int i;
+
+	for (i = 0; i < MAXTRYLOCK; i++) {
+		if (write ? write_trylock(l) : read_trylock(l))
+			return true;
+		ndelay(KTAP_TRYLOCKDELAY_NS);
+	}
+	return false;
+}
+
+/**
+ * ktap_unlock() - release a lock taken by ktap_trylock()
+ * @l: the lock
+ * @write: as given to ktap_trylock()
+ */
+static inline void ktap_unlock(rwlock_t *l, bool write)
+{
+	if (write)
+		write_unlock(l);
+	else
+		read_unlock(l);
+}
+
+/**
+ * ktap_lock_globals() - take the locks of the globals a handler uses
+ * @c: the context
+ * @locks: the locks, in the script's global order
+ * @writes: for each lock, whether the handler writes the global
+ * @n: number of locks
+ *
+ * Return: true if all are taken; false if one could not be (those taken
+ * are released, the hit is counted as skipped, the handler must not run).
+ */
+static __maybe_unused bool ktap_lock_globals(struct ktap_context *c,
+					     rwlock_t *const *locks,
+					     const bool *writes, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (ktap_trylock(locks[i], writes[i]))
+			continue;
+		while (i--)
+			ktap_unlock(locks[i], writes[i]);
+		ktap_count_skipped();
+		return false;
+	}
+	return true;
+}
+
+/**
+ * ktap_unlock_globals() - release the locks taken by ktap_lock_globals()
+ * @locks: the locks
+ * @writes: as given to ktap_lock_globals()
+ * @n: number of locks
+ */
+static __maybe_unused void ktap_unlock_globals(rwlock_t *const *locks,
+					       const bool *writes, int n)
+{
+	while (n--)
+		ktap_unlock(locks[n], writes[n]);
+}
+
+#endif /* _KTAP_CONTEXT_H */

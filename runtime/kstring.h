@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ktap runtime: strings.
+ *
+ * A script string is a char[MAXSTRINGLEN], always NUL-terminated;
+ * anything longer is truncated, silently, as in SystemTap. (The file is
+ * kstring.h, not string.h, so that no #include <string.h> can pick it up.)
+ */
+#ifndef _KTAP_KSTRING_H
+#define _KTAP_KSTRING_H
+
+/**
+ * ktap_strcpy() - copy a string, truncating to MAXSTRINGLEN
+ * @dst: MAXSTRINGLEN bytes
+ * @src: the string
+ */
+static inline void ktap_strcpy(char *dst, const char *src)
+{
+	if (dst != src)
+		strscpy(dst, src, MAXSTRINGLEN);
+}
+
+/**
+ * ktap_strcat() - dst = a . b, truncating to MAXSTRINGLEN
+ * @dst: MAXSTRINGLEN bytes; may be @a, @b, or both
+ * @a: left operand
+ * @b: right operand
+ *
+ * b is moved into place before a, so any aliasing of the three is safe.
+ */
+static inline void ktap_strcat(char *dst, const char *a, const char *b)
+{
+	size_t la = strnlen(a, MAXSTRINGLEN - 1);
+	size_t lb = strnlen(b, MAXSTRINGLEN - 1 - la);
+
+	memmove(dst + la, b, lb);
+	if (dst != a)
+		memmove(dst, a, la);
+	dst[la + lb] = '\0';
+}
+
+/**
+ * ktap_strlen() - length of a script string
+ * @s: the string
+ *
+ * Return: its length, at most MAXSTRINGLEN - 1.
+ */
+static inline int64_t ktap_strlen(const char *s)
+{
+	return strnlen(s, MAXSTRINGLEN - 1);
+}
+
+/**
+ * ktap_strcmp() - compare two strings, for < <= > >= == !=
+ * @a: left operand
+ * @b: right operand
+ *
+ * Return: <0, 0 or >0, as strcmp().
+ */
+static inline int ktap_strcmp(const char *a, const char *b)
+{
+	return strcmp(a, b);
+}
+
+/**
+ * ktap_streq() - are two strings equal?
+ * @a: left operand
+ * @b: right operand
+ *
+ * Return: true if equal.
+ */
+static inline bool ktap_streq(const char *a, const char *b)
+{
+	return !strcmp(a, b);
+}
+
+/**
+ * ktap_substr() - dst = substr(s, start, len)
+ * @dst: MAXSTRINGLEN bytes; may be @s
+ * @s: the string
+ * @start: index of the first byte (0-based); past the end gives ""
+ * @len: bytes wanted; fewer if @s ends first
+ */
+static inline void ktap_substr(char *dst, const char *s, int64_t start,
+			       int64_t len)
+{
+	int64_t n = ktap_strlen(s);
+
+	if (start < 0 || start >= n || len <= 0) {
+		dst[0] = '\0';
+		return;
+	}
+	len = min(len, n - start);
+	memmove(dst, s + start, len);
+	dst[len] = '\0';
+}
+
+/**
+ * ktap_isinstr() - does @s contain @sub?
+ * @s: the string
+ * @sub: the substring
+ *
+ * Return: 1 if it does, 0 if not.
+ */
+static inline int64_t ktap_isinstr(const char *s, const char *sub)
+{
+	return strstr(s, sub) != NULL;
+}
+
+#endif /* _KTAP_KSTRING_H */

@@ -1,0 +1,402 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ktap runtime: the module.
+ *
+ * Included at the end of the generated file, after ktap_probes[],
+ * KTAP_NR_PROBES and ktap_globals_init(). Loading the module only creates
+ * the debugfs files; ktap-run then drives it through ctl:
+ *
+ *   start: LOADED -> STARTING (begin probes run) -> RUNNING (the other
+ *          probes are armed). A required probe that cannot be armed fails
+ *          the write, queues "error cannot probe <pp>: <ENAME>" and leaves
+ *          the module STOPPED with everything disarmed.
+ *   stop:  -> STOPPING (probes disarmed, in-flight handlers waited for, end
+ *          probes run) -> STOPPED, then "done <dropped> <skipped>". Every
+ *          stop is answered by one "done", whatever the state.
+ *
+ * Unloading is safe in every state: whatever is armed is disarmed first.
+ */
+#ifndef _KTAP_MODULE_H
+#define _KTAP_MODULE_H
+
+/*
+ * Generated code that must free globals at exit defines the function and
+ * "#define ktap_globals_exit ktap_globals_exit" before including this.
+ */
+#ifndef ktap_globals_exit
+static inline void ktap_globals_exit(void)
+{
+}
+#endif
+
+/**
+ * struct ktap_slot - the attachment of one probe
+ * @probe: its entry in ktap_probes[]
+ * @armed: currently registered / started
+ * @kp: kprobe
+ * @rp: kretprobe
+ * @timer: timer probe
+ */
+struct ktap_slot {
+	const struct ktap_probe *probe;
+	bool armed;
+	union {
+		struct kprobe kp;
+		struct kretprobe rp;
+		struct ktap_timer timer;
+	};
+};
+
+static struct ktap_slot ktap_slots[KTAP_NR_PROBES];
+static DEFINE_MUTEX(ktap_cmd_lock);
+
+/**
+ * ktap_kprobe_pre() - kprobe pre-handler: run the probe
+ * @kp: the kprobe, inside a struct ktap_slot
+ * @regs: registers at the probe point
+ *
+ * Return: 0 (continue normally).
+ */
+static int ktap_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct ktap_slot *slot = container_of(kp, struct ktap_slot, kp);
+	struct ktap_context *c;
+
+	preempt_disable();
+	c = ktap_enter(slot->probe, regs);
+	if (c) {
+		slot->probe->handler(c);
+		ktap_leave(c);
+	}
+	preempt_enable();
+	return 0;
+}
+
+/**
+ * ktap_kretprobe_ret() - kretprobe handler: run the .return probe
+ * @ri: the instance
+ * @regs: registers at the return; c->retval gets the return value
+ *
+ * Return: 0.
+ */
+static int ktap_kretprobe_ret(struct kretprobe_instance *ri,
+			      struct pt_regs *regs)
+{
+	struct kretprobe *rp = get_kretprobe(ri);
+	struct ktap_slot *slot;
+	struct ktap_context *c;
+
+	if (!rp)
+		return 0;
+	slot = container_of(rp, struct ktap_slot, rp);
+	preempt_disable();
+	c = ktap_enter(slot->probe, regs);
+	if (c) {
+		c->retval = regs_return_value(regs);
+		slot->probe->handler(c);
+		ktap_leave(c);
+	}
+	preempt_enable();
+	return 0;
+}
+
+/**
+ * ktap_arm() - register or start one probe
+ * @slot: the probe's slot
+ *
+ * Return: 0 (also for begin/end, which are not armed) or a negative errno.
+ */
+static int ktap_arm(struct ktap_slot *slot)
+{
+	const struct ktap_probe *p = slot->probe;
+	int ret;
+
+	switch (p->kind) {
+	case KTAP_PROBE_TIMER:
+		ret = ktap_timer_start(&slot->timer, p);
+		break;
+	case KTAP_PROBE_KPROBE:
+		memset(&slot->kp, 0, sizeof(slot->kp));
+		slot->kp.symbol_name = p->symbol;
+		slot->kp.offset = p->offset;
+		slot->kp.pre_handler = ktap_kprobe_pre;
+		ret = register_kprobe(&slot->kp);
+		break;
+	case KTAP_PROBE_KRETPROBE:
+		memset(&slot->rp, 0, sizeof(slot->rp));
+		slot->rp.kp.symbol_name = p->symbol;
+		slot->rp.handler = ktap_kretprobe_ret;
+		slot->rp.maxactive = p->maxactive;
+		ret = register_kretprobe(&slot->rp);
+		break;
+	default:
+		return 0;
+	}
+	slot->armed = !ret;
+	return ret;
+}
+
+/**
+ * ktap_disarm_all() - unregister / cancel every armed probe
+ *
+ * Timers are cancelled one by one (waiting for a running callback);
+ * kprobes and kretprobes are unregistered in two batches, so that a
+ * script with many probes waits for one RCU grace period, not one each.
+ * Handlers may still be running when this returns: see ktap_quiesce().
+ */
+static void ktap_disarm_all(void)
+{
+	struct kprobe **kps = kmalloc_array(KTAP_NR_PROBES, sizeof(*kps),
+					    GFP_KERNEL);
+	struct kretprobe **rps = kmalloc_array(KTAP_NR_PROBES, sizeof(*rps),
+					       GFP_KERNEL);
+	int i, nk = 0, nr = 0;
+
+	for (i = 0; i < KTAP_NR_PROBES; i++) {
+		struct ktap_slot *slot = &ktap_slots[i];
+
+		if (!slot->armed)
+			continue;
+		slot->armed = false;
+		switch (slot->probe->kind) {
+		case KTAP_PROBE_TIMER:
+			ktap_timer_stop(&slot->timer);
+			break;
+		case KTAP_PROBE_KPROBE:
+			if (kps)
+				kps[nk++] = &slot->kp;
+			else
+				unregister_kprobe(&slot->kp);
+			break;
+		case KTAP_PROBE_KRETPROBE:
+			if (rps)
+				rps[nr++] = &slot->rp;
+			else
+				unregister_kretprobe(&slot->rp);
+			break;
+		default:
+			break;
+		}
+	}
+	if (nk)
+		unregister_kprobes(kps, nk);
+	if (nr)
+		unregister_kretprobes(rps, nr);
+	kfree(kps);
+	kfree(rps);
+}
+
+/**
+ * ktap_quiesce() - disarm everything and wait for running handlers
+ *
+ * Handlers run with preemption disabled, so once the state no longer
+ * admits them and an RCU grace period has passed, none is left running.
+ */
+static void ktap_quiesce(void)
+{
+	ktap_disarm_all();
+	synchronize_rcu();
+}
+
+/**
+ * ktap_run_probes() - run every begin (or end) probe, in script order
+ * @kind: KTAP_PROBE_BEGIN or KTAP_PROBE_END
+ *
+ * Process context; each handler runs with preemption disabled.
+ */
+static void ktap_run_probes(enum ktap_probe_kind kind)
+{
+	int i;
+
+	for (i = 0; i < KTAP_NR_PROBES; i++) {
+		const struct ktap_probe *p = &ktap_probes[i];
+		struct ktap_context *c;
+
+		if (p->kind != kind)
+			continue;
+		preempt_disable();
+		c = ktap_enter(p, NULL);
+		if (c) {
+			p->handler(c);
+			ktap_leave(c);
+		}
+		preempt_enable();
+		cond_resched();
+	}
+}
+
+/**
+ * ktap_skipped_total() - probe hits that did not run
+ *
+ * Return: reentrancy, NMI and lock-contention skips, plus the hits the
+ * kprobes layer itself missed (kprobe reentrancy, kretprobe instances
+ * beyond maxactive).
+ */
+static unsigned long ktap_skipped_total(void)
+{
+	unsigned long sum = ktap_sum_skipped();
+	int i;
+
+	for (i = 0; i < KTAP_NR_PROBES; i++) {
+		struct ktap_slot *slot = &ktap_slots[i];
+
+		if (slot->probe->kind == KTAP_PROBE_KPROBE)
+			sum += slot->kp.nmissed;
+		else if (slot->probe->kind == KTAP_PROBE_KRETPROBE)
+			sum += slot->rp.nmissed + slot->rp.kp.nmissed;
+	}
+	return sum;
+}
+
+/**
+ * ktap_errname() - symbolic name of an errno, for messages
+ * @err: negative errno
+ * @buf: room for the name
+ * @size: size of @buf
+ *
+ * Return: "ENOENT" and the like (the number if it has no name).
+ */
+static const char *ktap_errname(int err, char *buf, size_t size)
+{
+	snprintf(buf, size, "%pe", ERR_PTR(err));
+	return buf[0] == '-' ? buf + 1 : buf;
+}
+
+/**
+ * ktap_cmd_start() - "start": run begin probes, then arm the others
+ *
+ * Return: 0 (also when a begin probe asked to exit, by exit() or an
+ * error: then nothing is armed), -EBUSY if already started, or the errno
+ * of a required probe that could not be armed.
+ */
+static int ktap_cmd_start(void)
+{
+	char ename[32];
+	int i, ret;
+
+	if (ktap_state != KTAP_STATE_LOADED)
+		return -EBUSY;
+	WRITE_ONCE(ktap_state, KTAP_STATE_STARTING);
+	ktap_run_probes(KTAP_PROBE_BEGIN);
+	WRITE_ONCE(ktap_state, KTAP_STATE_RUNNING);
+
+	for (i = 0; i < KTAP_NR_PROBES; i++) {
+		struct ktap_slot *slot = &ktap_slots[i];
+
+		if (atomic_read(&ktap_exit_requested))
+			break;
+		ret = ktap_arm(slot);
+		if (!ret || slot->probe->optional)
+			continue;
+		__ktap_ctl_send(KTAP_CTL_FINAL, "error cannot probe %s: %s",
+				slot->probe->pp,
+				ktap_errname(ret, ename, sizeof(ename)));
+		WRITE_ONCE(ktap_state, KTAP_STATE_STOPPING);
+		ktap_quiesce();
+		WRITE_ONCE(ktap_state, KTAP_STATE_STOPPED);
+		return ret;
+	}
+	return 0;
+}
+
+/**
+ * ktap_cmd_stop() - "stop": disarm, run end probes, answer "done"
+ *
+ * Return: 0.
+ */
+static int ktap_cmd_stop(void)
+{
+	unsigned long lost;
+
+	if (ktap_state == KTAP_STATE_LOADED) {
+		WRITE_ONCE(ktap_state, KTAP_STATE_STOPPED);
+	} else if (ktap_state != KTAP_STATE_STOPPED) {
+		WRITE_ONCE(ktap_state, KTAP_STATE_STOPPING);
+		ktap_quiesce();
+		ktap_run_probes(KTAP_PROBE_END);
+		WRITE_ONCE(ktap_state, KTAP_STATE_STOPPED);
+	}
+	lost = ktap_ctl_take_lost();
+	if (lost)
+		__ktap_ctl_send(KTAP_CTL_FINAL,
+				"warn %lu control messages lost", lost);
+	__ktap_ctl_send(KTAP_CTL_FINAL, "done %lu %lu", ktap_sum_dropped(),
+			ktap_skipped_total());
+	return 0;
+}
+
+/**
+ * ktap_ctl_command() - run a command written to ctl
+ * @cmd: "start" or "stop"
+ *
+ * Commands are serialized.
+ *
+ * Return: 0 or a negative errno (-EINVAL for an unknown command).
+ */
+static int ktap_ctl_command(const char *cmd)
+{
+	int ret;
+
+	if (mutex_lock_interruptible(&ktap_cmd_lock))
+		return -ERESTARTSYS;
+	if (!strcmp(cmd, "start"))
+		ret = ktap_cmd_start();
+	else if (!strcmp(cmd, "stop"))
+		ret = ktap_cmd_stop();
+	else
+		ret = -EINVAL;
+	mutex_unlock(&ktap_cmd_lock);
+	return ret;
+}
+
+/**
+ * ktap_module_init() - allocate, initialize globals, create debugfs files
+ *
+ * Return: 0 or a negative errno.
+ */
+static int __init ktap_module_init(void)
+{
+	int i, ret;
+
+	for (i = 0; i < KTAP_NR_PROBES; i++)
+		ktap_slots[i].probe = &ktap_probes[i];
+	ret = ktap_context_init();
+	if (ret)
+		goto err_context;
+	ret = ktap_globals_init();
+	if (ret) {
+		ret = ret < 0 ? ret : -ENOMEM;
+		goto err_context;
+	}
+	ret = ktap_transport_init();
+	if (ret)
+		goto err_globals;
+	return 0;
+
+err_globals:
+	ktap_globals_exit();
+err_context:
+	ktap_context_exit();
+	return ret;
+}
+
+/**
+ * ktap_module_exit() - disarm whatever is armed, then free everything
+ *
+ * No command can be running: an open ctl holds a module reference.
+ */
+static void __exit ktap_module_exit(void)
+{
+	WRITE_ONCE(ktap_state, KTAP_STATE_STOPPED);
+	ktap_quiesce();
+	ktap_transport_exit();
+	ktap_globals_exit();
+	ktap_context_exit();
+}
+
+module_init(ktap_module_init);
+module_exit(ktap_module_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("ktap script " KTAP_MODULE_NAME);
+
+#endif /* _KTAP_MODULE_H */

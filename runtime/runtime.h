@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ktap runtime: the one header a generated module includes first.
+ *
+ * The runtime is header-only: the generated file is its only translation
+ * unit. It defines KTAP_MODULE_NAME (the debugfs directory; defaults to
+ * the module name), includes this file, then its globals, functions and
+ * handlers, the ktap_probes[] table, ktap_globals_init(), and finally
+ * module.h. See doc/internals.md, section 1.
+ *
+ * The headers, in the order they build on each other:
+ *   limits.h     MAXSTRINGLEN and friends, -D overridable
+ *   transport.h  relay files, record framing, control file, counters
+ *   context.h    per-CPU context, enter/leave, errors, frames, locks
+ *   print.h      print buffer, printf/sprintf
+ *   kstring.h    string operations
+ *   uaccess.h    no-fault reads of kernel and user memory
+ *   time.h       timer probes, clocks
+ *   module.h     (included last by the generated file) state machine,
+ *                probe registration, module init/exit
+ */
+#ifndef _KTAP_RUNTIME_H
+#define _KTAP_RUNTIME_H
+
+#include <linux/atomic.h>
+#include <linux/ctype.h>
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/hrtimer.h>
+#include <linux/irq_work.h>
+#include <linux/kernel.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/poll.h>
+#include <linux/ptrace.h>
+#include <linux/relay.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/types.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+#include <asm/irq_regs.h>
+
+#ifndef KTAP_MODULE_NAME
+#define KTAP_MODULE_NAME KBUILD_MODNAME
+#endif
+
+#include "limits.h"
+#include "transport.h"
+#include "context.h"
+#include "print.h"
+#include "kstring.h"
+#include "uaccess.h"
+#include "time.h"
+
+#endif /* _KTAP_RUNTIME_H */

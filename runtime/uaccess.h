@@ -1,0 +1,381 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ktap runtime: reading kernel and user memory.
+ *
+ * Every read goes through the kernel's no-fault helpers, so a bad address
+ * costs an error, never an oops. strncpy_from_user_nofault() is not
+ * exported to modules, so strings are copied with copy_from_user_nofault()
+ * in small chunks that never cross a page: a string that ends just before
+ * an unmapped page still copies.
+ *
+ * Two flavours: ktap_user_string() and friends set an error on the context
+ * when the memory cannot be read; ktap_user_string_or() and friends copy a
+ * fallback string instead, for tapsets that prefer one.
+ */
+#ifndef _KTAP_UACCESS_H
+#define _KTAP_UACCESS_H
+
+#define KTAP_STR_CHUNK 64
+
+/**
+ * ktap_fetch_string() - copy a NUL-terminated string without faulting
+ * @dst: at least @size bytes; always NUL-terminated on return
+ * @addr: the string
+ * @size: room in @dst, NUL included (>= 1)
+ * @user: @addr is a user address (else a kernel address)
+ *
+ * Stops at the NUL or after @size - 1 bytes.
+ *
+ * Return: the length copied, or -EFAULT if a byte before the end of the
+ * string could not be read (@dst then holds the bytes before it).
+ */
+static __maybe_unused long ktap_fetch_string(char *dst, unsigned long addr,
+					     size_t size, bool user)
+{
+	size_t done = 0;
+
+	while (done < size - 1) {
+		unsigned long a = addr + done;
+		size_t n = min3(size - 1 - done, (size_t)KTAP_STR_CHUNK,
+				(size_t)(PAGE_SIZE - offset_in_page(a)));
+		long ret;
+		char *nul;
+
+		if (user)
+			ret = copy_from_user_nofault(dst + done,
+						     (const void __user *)a, n);
+		else
+			ret = copy_from_kernel_nofault(dst + done,
+						       (const void *)a, n);
+		if (ret) {
+			dst[done] = '\0';
+			return -EFAULT;
+		}
+		nul = memchr(dst + done, '\0', n);
+		if (nul)
+			return nul - dst;
+		done += n;
+	}
+	dst[done] = '\0';
+	return done;
+}
+
+/**
+ * ktap_fetch_user_string() - copy a user string without faulting
+ * @dst: @size bytes
+ * @addr: user address
+ * @size: room in @dst, NUL included
+ *
+ * Return: as ktap_fetch_string().
+ */
+static inline long ktap_fetch_user_string(char *dst, unsigned long addr,
+					  size_t size)
+{
+	return ktap_fetch_string(dst, addr, size, true);
+}
+
+/**
+ * ktap_fetch_kernel_string() - copy a kernel string without faulting
+ * @dst: @size bytes
+ * @addr: kernel address
+ * @size: room in @dst, NUL included
+ *
+ * Return: as ktap_fetch_string().
+ */
+static inline long ktap_fetch_kernel_string(char *dst, unsigned long addr,
+					    size_t size)
+{
+	return ktap_fetch_string(dst, addr, size, false);
+}
+
+/**
+ * ktap_user_string_n() - user_string_n(): at most @n bytes of a user string
+ * @c: the context
+ * @dst: MAXSTRINGLEN bytes
+ * @addr: user address
+ * @n: bytes wanted (clamped to MAXSTRINGLEN - 1)
+ * @loc: location for the error
+ *
+ * Return: the length, or -EFAULT with c->error set to
+ * "user string copy fault at 0x<addr> <loc>".
+ */
+static __maybe_unused long ktap_user_string_n(struct ktap_context *c,
+					      char *dst, unsigned long addr,
+					      int64_t n, const char *loc)
+{
+	long ret;
+
+	n = clamp_t(int64_t, n, 0, MAXSTRINGLEN - 1);
+	ret = ktap_fetch_string(dst, addr, n + 1, true);
+	if (ret < 0)
+		ktap_errorf(c, loc, "user string copy fault at 0x%lx", addr);
+	return ret;
+}
+
+/**
+ * ktap_user_string() - user_string(): a user string
+ * @c: the context
+ * @dst: MAXSTRINGLEN bytes
+ * @addr: user address
+ * @loc: location for the error
+ *
+ * Return: as ktap_user_string_n().
+ */
+static inline long ktap_user_string(struct ktap_context *c, char *dst,
+				    unsigned long addr, const char *loc)
+{
+	return ktap_user_string_n(c, dst, addr, MAXSTRINGLEN - 1, loc);
+}
+
+/**
+ * ktap_user_string_or() - a user string, or @fallback if it cannot be read
+ * @dst: MAXSTRINGLEN bytes
+ * @addr: user address
+ * @fallback: copied to @dst on a fault
+ *
+ * Return: 0 if the string was read, -EFAULT if @fallback was used.
+ */
+static inline int ktap_user_string_or(char *dst, unsigned long addr,
+				      const char *fallback)
+{
+	if (ktap_fetch_string(dst, addr, MAXSTRINGLEN, true) >= 0)
+		return 0;
+	strscpy(dst, fallback, MAXSTRINGLEN);
+	return -EFAULT;
+}
+
+/**
+ * ktap_kernel_string_n() - kernel_string_n(): at most @n bytes of a kernel
+ *	string
+ * @c: the context
+ * @dst: MAXSTRINGLEN bytes
+ * @addr: kernel address
+ * @n: bytes wanted (clamped to MAXSTRINGLEN - 1)
+ * @loc: location for the error
+ *
+ * Return: the length, or -EFAULT with c->error set to
+ * "kernel string copy fault at 0x<addr> <loc>".
+ */
+static __maybe_unused long ktap_kernel_string_n(struct ktap_context *c,
+						char *dst, unsigned long addr,
+						int64_t n, const char *loc)
+{
+	long ret;
+
+	n = clamp_t(int64_t, n, 0, MAXSTRINGLEN - 1);
+	ret = ktap_fetch_string(dst, addr, n + 1, false);
+	if (ret < 0)
+		ktap_errorf(c, loc, "kernel string copy fault at 0x%lx", addr);
+	return ret;
+}
+
+/**
+ * ktap_kernel_string() - kernel_string(): a kernel string
+ * @c: the context
+ * @dst: MAXSTRINGLEN bytes
+ * @addr: kernel address
+ * @loc: location for the error
+ *
+ * Return: as ktap_kernel_string_n().
+ */
+static inline long ktap_kernel_string(struct ktap_context *c, char *dst,
+				      unsigned long addr, const char *loc)
+{
+	return ktap_kernel_string_n(c, dst, addr, MAXSTRINGLEN - 1, loc);
+}
+
+/**
+ * ktap_kernel_string_or() - a kernel string, or @fallback if unreadable
+ * @dst: MAXSTRINGLEN bytes
+ * @addr: kernel address
+ * @fallback: copied to @dst on a fault
+ *
+ * Return: 0 if the string was read, -EFAULT if @fallback was used.
+ */
+static inline int ktap_kernel_string_or(char *dst, unsigned long addr,
+					const char *fallback)
+{
+	if (ktap_fetch_string(dst, addr, MAXSTRINGLEN, false) >= 0)
+		return 0;
+	strscpy(dst, fallback, MAXSTRINGLEN);
+	return -EFAULT;
+}
+
+/**
+ * ktap_read_mem() - read a 1, 2, 4 or 8 byte integer without faulting
+ * @c: the context
+ * @addr: the address
+ * @size: 1, 2, 4 or 8
+ * @is_signed: sign-extend the value
+ * @user: @addr is a user address (else a kernel address)
+ * @loc: location for the error
+ *
+ * Return: the value; 0 with c->error set to "kernel read fault at 0x..."
+ * (or "user read fault ...") if it cannot be read.
+ */
+static __maybe_unused int64_t ktap_read_mem(struct ktap_context *c,
+					    unsigned long addr, int size,
+					    bool is_signed, bool user,
+					    const char *loc)
+{
+	union {
+		u8 b;
+		u16 h;
+		u32 w;
+		u64 q;
+	} v = { .q = 0 };
+	long ret;
+
+	if (user)
+		ret = copy_from_user_nofault(&v, (const void __user *)addr,
+					     size);
+	else
+		ret = copy_from_kernel_nofault(&v, (const void *)addr, size);
+	if (ret) {
+		ktap_errorf(c, loc, "%s read fault at 0x%lx",
+			    user ? "user" : "kernel", addr);
+		return 0;
+	}
+	switch (size) {
+	case 1:
+		return is_signed ? (int64_t)(s8)v.b : v.b;
+	case 2:
+		return is_signed ? (int64_t)(s16)v.h : v.h;
+	case 4:
+		return is_signed ? (int64_t)(s32)v.w : v.w;
+	default:
+		return v.q;
+	}
+}
+
+/**
+ * ktap_read_kernel_long() - kernel_long(): a long from kernel memory
+ * @c: the context
+ * @addr: the address
+ * @loc: location for the error
+ *
+ * Return: the value, or 0 with c->error set.
+ */
+static inline int64_t ktap_read_kernel_long(struct ktap_context *c,
+					    unsigned long addr,
+					    const char *loc)
+{
+	return ktap_read_mem(c, addr, sizeof(long), true, false, loc);
+}
+
+/**
+ * ktap_read_kernel_int() - kernel_int(): a sign-extended int
+ * @c: the context
+ * @addr: the address
+ * @loc: location for the error
+ *
+ * Return: the value, or 0 with c->error set.
+ */
+static inline int64_t ktap_read_kernel_int(struct ktap_context *c,
+					   unsigned long addr, const char *loc)
+{
+	return ktap_read_mem(c, addr, sizeof(int), true, false, loc);
+}
+
+/**
+ * ktap_read_kernel_short() - kernel_short(): a sign-extended short
+ * @c: the context
+ * @addr: the address
+ * @loc: location for the error
+ *
+ * Return: the value, or 0 with c->error set.
+ */
+static inline int64_t ktap_read_kernel_short(struct ktap_context *c,
+					     unsigned long addr,
+					     const char *loc)
+{
+	return ktap_read_mem(c, addr, sizeof(short), true, false, loc);
+}
+
+/**
+ * ktap_read_kernel_char() - kernel_char(): a sign-extended char
+ * @c: the context
+ * @addr: the address
+ * @loc: location for the error
+ *
+ * Return: the value, or 0 with c->error set.
+ */
+static inline int64_t ktap_read_kernel_char(struct ktap_context *c,
+					    unsigned long addr,
+					    const char *loc)
+{
+	return ktap_read_mem(c, addr, 1, true, false, loc);
+}
+
+/**
+ * ktap_read_kernel_pointer() - kernel_pointer(): a pointer
+ * @c: the context
+ * @addr: the address
+ * @loc: location for the error
+ *
+ * Return: the value, or 0 with c->error set.
+ */
+static inline int64_t ktap_read_kernel_pointer(struct ktap_context *c,
+					       unsigned long addr,
+					       const char *loc)
+{
+	return ktap_read_mem(c, addr, sizeof(void *), false, false, loc);
+}
+
+/**
+ * ktap_read_user_long() - user_long(): a long from user memory
+ * @c: the context
+ * @addr: the address
+ * @loc: location for the error
+ *
+ * Return: the value, or 0 with c->error set.
+ */
+static inline int64_t ktap_read_user_long(struct ktap_context *c,
+					  unsigned long addr, const char *loc)
+{
+	return ktap_read_mem(c, addr, sizeof(long), true, true, loc);
+}
+
+/**
+ * ktap_read_user_int() - user_int(): a sign-extended int
+ * @c: the context
+ * @addr: the address
+ * @loc: location for the error
+ *
+ * Return: the value, or 0 with c->error set.
+ */
+static inline int64_t ktap_read_user_int(struct ktap_context *c,
+					 unsigned long addr, const char *loc)
+{
+	return ktap_read_mem(c, addr, sizeof(int), true, true, loc);
+}
+
+/**
+ * ktap_read_user_short() - user_short(): a sign-extended short
+ * @c: the context
+ * @addr: the address
+ * @loc: location for the error
+ *
+ * Return: the value, or 0 with c->error set.
+ */
+static inline int64_t ktap_read_user_short(struct ktap_context *c,
+					   unsigned long addr, const char *loc)
+{
+	return ktap_read_mem(c, addr, sizeof(short), true, true, loc);
+}
+
+/**
+ * ktap_read_user_char() - user_char(): a sign-extended char
+ * @c: the context
+ * @addr: the address
+ * @loc: location for the error
+ *
+ * Return: the value, or 0 with c->error set.
+ */
+static inline int64_t ktap_read_user_char(struct ktap_context *c,
+					  unsigned long addr, const char *loc)
+{
+	return ktap_read_mem(c, addr, 1, true, true, loc);
+}
+
+#endif /* _KTAP_UACCESS_H */

@@ -1,0 +1,38 @@
+/* ast.c - small helpers on the syntax tree. */
+#include "ktap.h"
+
+const char *type_name(enum type t)
+{
+	switch (t) {
+	case TY_UNKNOWN: return "unknown";
+	case TY_LONG: return "long";
+	case TY_STRING: return "string";
+	case TY_STATS: return "stats";
+	case TY_VOID: return "void";
+	}
+	return "?";
+}
+
+const char *op_text(enum op op)
+{
+	static const char *const text[] = {
+		[OP_NONE] = "?",
+		[OP_ADD] = "+", [OP_SUB] = "-", [OP_MUL] = "*", [OP_DIV] = "/",
+		[OP_MOD] = "%", [OP_SHL] = "<<", [OP_SHR] = ">>",
+		[OP_BITAND] = "&", [OP_BITOR] = "|", [OP_BITXOR] = "^",
+		[OP_LT] = "<", [OP_LE] = "<=", [OP_GT] = ">", [OP_GE] = ">=",
+		[OP_EQ] = "==", [OP_NE] = "!=", [OP_AND] = "&&", [OP_OR] = "||",
+		[OP_NOT] = "!", [OP_BITNOT] = "~", [OP_NEG] = "-", [OP_PLUS] = "+",
+		[OP_CONCAT] = ".", [OP_MATCH] = "=~", [OP_NOMATCH] = "!~",
+		[OP_ASSIGN] = "=", [OP_ADD_ASSIGN] = "+=", [OP_SUB_ASSIGN] = "-=",
+		[OP_MUL_ASSIGN] = "*=", [OP_DIV_ASSIGN] = "/=",
+		[OP_MOD_ASSIGN] = "%=", [OP_SHL_ASSIGN] = "<<=",
+		[OP_SHR_ASSIGN] = ">>=", [OP_AND_ASSIGN] = "&=",
+		[OP_OR_ASSIGN] = "|=", [OP_XOR_ASSIGN] = "^=",
+		[OP_CONCAT_ASSIGN] = ".=", [OP_INC] = "++", [OP_DEC] = "--",
+		[OP_ADDRESS] = "&", [OP_STAT_ADD] = "<<<",
+	};
+	if ((unsigned)op < sizeof text / sizeof text[0] && text[op])
+		return text[op];
+	return "?";
+}

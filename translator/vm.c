@@ -1,0 +1,1245 @@
+/* vm.c - ktap --vm: run modules in the ktap guest.
+ *
+ * The guest is QEMU (TCG) booting Debian's own 6.1 kernel, provisioned
+ * into the cache by guest/provision, with a busybox initramfs that runs
+ * ktap-agent (guest/agent.c). One guest is booted on demand and reused by
+ * every later run; a flock on <cache>/vm/run/lock makes concurrent runs
+ * take turns. Files go through a 9p share (<cache>/vm/run/share is the
+ * guest's /mnt/host); commands and their output through a virtio-serial
+ * port that qemu connects to a unix socket (protocol: doc/internals.md,
+ * section 4).
+ *
+ * Layout of ${KTAP_CACHE:-~/.cache/ktap}/vm:
+ *   <ABI>/       one provisioned kernel: vmlinux-pvh (booted), vmlinux
+ *                (debug), System.map, kimg/ (the unpacked image package),
+ *                initramfs.cpio.gz, provisioned (stamp)
+ *   current      symlink to the <ABI> in use
+ *   run/         the running guest: guest (pid, ABI, initramfs time),
+ *                ctl.sock, console.log (+ .1 of the boot before),
+ *                qemu.log, share/, lock
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <dirent.h>
+
+#include "ktap.h"
+
+#define BOOT_TIMEOUT	300.0	/* s; TCG on a loaded host is slow */
+#define PING_TIMEOUT	20.0
+#define CONSOLE_TAIL	40	/* lines shown when the guest dies */
+#define READY_MARKER	"KTAP-AGENT-READY"
+#define MAX_FRAME	(16u << 20)
+
+static const char *const qemu_append =
+	"console=ttyS0 quiet panic=-1 oops=panic";
+
+/* ---- messages and small helpers ---- */
+
+static void __attribute__((format(printf, 1, 2))) vm_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ktap: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static int vm_verbose;
+
+static void __attribute__((format(printf, 1, 2))) vm_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!vm_verbose)
+		return;
+	fputs("ktap: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static double file_mtime(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return -1;
+	return st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9;
+}
+
+static long long file_mtime_ns(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return -1;
+	return st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+}
+
+static bool file_exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+static void mkdir_p(const char *path)
+{
+	char *p = xstrdup(path);
+
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		mkdir(p, 0755);
+		*s = '/';
+	}
+	mkdir(p, 0755);
+	free(p);
+}
+
+static void remove_tree(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+
+	if (!d) {
+		unlink(path);
+		return;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		char *sub = xasprintf("%s/%s", path, de->d_name);
+		struct stat st;
+
+		if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
+			remove_tree(sub);
+		else
+			unlink(sub);
+		free(sub);
+	}
+	closedir(d);
+	rmdir(path);
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY | O_CLOEXEC), out;
+	ssize_t n = 0;
+
+	if (in < 0)
+		return -1;
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out < 0) {
+		close(in);
+		return -1;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n) {
+			n = -1;
+			break;
+		}
+	close(in);
+	if (close(out) < 0)
+		n = -1;
+	return n < 0 ? -1 : 0;
+}
+
+/* 'it'\''s' */
+static void shell_quote(struct strbuf *sb, const char *s)
+{
+	sb_putc(sb, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			sb_puts(sb, "'\\''");
+		else
+			sb_putc(sb, *s);
+	}
+	sb_putc(sb, '\'');
+}
+
+/* ---- paths ---- */
+
+struct vm_paths {
+	char *vm;		/* <cache>/vm */
+	char *run;		/* <cache>/vm/run */
+	char *share, *sock, *guest, *console, *qemu_log, *lock;
+};
+
+static const struct vm_paths *paths(void)
+{
+	static struct vm_paths p;
+	const char *cache = getenv("KTAP_CACHE");
+	const char *home = getenv("HOME");
+
+	if (p.vm)
+		return &p;
+	if (cache && *cache)
+		p.vm = xasprintf("%s/vm", cache);
+	else
+		p.vm = xasprintf("%s/.cache/ktap/vm", home && *home ? home : "/tmp");
+	p.run = xasprintf("%s/run", p.vm);
+	p.share = xasprintf("%s/share", p.run);
+	p.sock = xasprintf("%s/ctl.sock", p.run);
+	p.guest = xasprintf("%s/guest", p.run);
+	p.console = xasprintf("%s/console.log", p.run);
+	p.qemu_log = xasprintf("%s/qemu.log", p.run);
+	p.lock = xasprintf("%s/lock", p.run);
+	mkdir_p(p.share);
+	return &p;
+}
+
+static char *data_file(const struct options *opt, const char *rel)
+{
+	return xasprintf("%s/%s", opt->data_dir ? opt->data_dir : ".", rel);
+}
+
+/* the static guest binaries, built next to the sources */
+static char *agent_bin(const struct options *opt)
+{
+	return data_file(opt, "guest/ktap-agent");
+}
+
+static char *ktap_run_bin(const struct options *opt)
+{
+	return data_file(opt, "loader/ktap-run");
+}
+
+/* ---- provisioning ---- */
+
+/* the ABI in <vm>/current if it is fully provisioned (and wanted) */
+static char *provisioned_abi(void)
+{
+	char link[PATH_MAX], *cur = xasprintf("%s/current", paths()->vm);
+	const char *want = getenv("KTAP_VM_KERNEL");
+	ssize_t n = readlink(cur, link, sizeof(link) - 1);
+	char *stamp, *headers;
+	bool ok;
+
+	free(cur);
+	if (n <= 0)
+		return NULL;
+	link[n] = '\0';
+	if (want && *want && strcmp(want, link))
+		return NULL;
+	stamp = xasprintf("%s/%s/provisioned", paths()->vm, link);
+	headers = xasprintf("/usr/src/linux-headers-%s/Makefile", link);
+	ok = file_exists(stamp) && file_exists(headers);
+	free(stamp);
+	free(headers);
+	return ok ? xstrdup(link) : NULL;
+}
+
+/* run guest/provision; its stdout's last line is the ABI */
+static char *run_provision(const struct options *opt, bool newest)
+{
+	char *script = data_file(opt, "guest/provision");
+	char *agent = agent_bin(opt), *runbin = ktap_run_bin(opt);
+	char out[256] = "", *nl;
+	int p[2], status;
+	ssize_t n, len = 0;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return NULL;
+	pid = fork();
+	if (pid == 0) {
+		dup2(p[1], 1);
+		setenv("KTAP_AGENT", agent, 1);
+		setenv("KTAP_RUN_BIN", runbin, 1);
+		execl("/bin/bash", "bash", script, newest ? "--newest" : NULL, (char *)NULL);
+		fprintf(stderr, "ktap: cannot run %s: %s\n", script, strerror(errno));
+		_exit(127);
+	}
+	close(p[1]);
+	while (pid > 0 && (n = read(p[0], out + len, sizeof(out) - 1 - len)) > 0)
+		len += n;
+	close(p[0]);
+	out[len] = '\0';
+	free(agent);
+	free(runbin);
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status)) {
+		vm_err("provisioning the guest failed (%s)", script);
+		free(script);
+		return NULL;
+	}
+	free(script);
+	while (len > 0 && out[len - 1] == '\n')
+		out[--len] = '\0';
+	nl = strrchr(out, '\n');
+	return xstrdup(nl ? nl + 1 : out);
+}
+
+static char *ensure_provisioned(const struct options *opt)
+{
+	char *abi = provisioned_abi();
+
+	if (abi)
+		return abi;
+	fprintf(stderr, "ktap: provisioning the ktap guest (first use; downloads ~930 MB)\n");
+	return run_provision(opt, false);
+}
+
+static char *initramfs_path(const char *abi)
+{
+	return xasprintf("%s/%s/initramfs.cpio.gz", paths()->vm, abi);
+}
+
+/* rebuild the initramfs when a guest binary or script is newer */
+static int ensure_initramfs(const struct options *opt, const char *abi)
+{
+	char *img = initramfs_path(abi);
+	char *inputs[] = {
+		agent_bin(opt), ktap_run_bin(opt),
+		data_file(opt, "guest/init"), data_file(opt, "guest/mkinitramfs"),
+	};
+	double t = file_mtime(img);
+	bool stale = t < 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < 2; i++)
+		if (!file_exists(inputs[i])) {
+			vm_err("%s is not built (run make)", inputs[i]);
+			rc = -1;
+		}
+	for (size_t i = 0; i < 4 && rc == 0; i++)
+		if (file_mtime(inputs[i]) > t)
+			stale = true;
+	if (rc == 0 && stale) {
+		char *kdir = xasprintf("%s/%s", paths()->vm, abi);
+		pid_t pid = fork();
+		int status;
+
+		if (pid == 0) {
+			execl("/bin/bash", "bash", inputs[3], kdir, inputs[0], inputs[1],
+			      img, (char *)NULL);
+			_exit(127);
+		}
+		if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status)) {
+			vm_err("building the guest's initramfs failed");
+			rc = -1;
+		}
+		free(kdir);
+	}
+	for (size_t i = 0; i < 4; i++)
+		free(inputs[i]);
+	free(img);
+	return rc;
+}
+
+const char *vm_kernel_build_dir(const struct options *opt)
+{
+	static char *dir;
+	char *abi;
+
+	if (dir)
+		return dir;
+	abi = ensure_provisioned(opt);
+	if (!abi)
+		return NULL;
+	dir = xasprintf("/usr/src/linux-headers-%s", abi);
+	free(abi);
+	return dir;
+}
+
+/* ---- the lock: one ktap run at a time per guest ---- */
+
+static int lock_guest(void)
+{
+	int fd = open(paths()->lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0) {
+		vm_err("cannot open %s: %s", paths()->lock, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return fd;
+	fprintf(stderr, "ktap: waiting for the guest (another ktap run is using it)\n");
+	if (flock(fd, LOCK_EX) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void unlock_guest(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+/* ---- the running guest ---- */
+
+struct guest {
+	pid_t pid;
+	char abi[64];
+	long long initrd_mtime;	/* ns */
+	long booted;		/* time(), for status */
+};
+
+static bool qemu_alive(pid_t pid)
+{
+	char path[64], cmd[8192];
+	ssize_t n;
+	int fd;
+
+	if (pid <= 0 || kill(pid, 0) < 0)
+		return false;
+	/* the pid may have been reused: check it is our qemu */
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, cmd, sizeof(cmd) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	for (ssize_t i = 0; i < n; i++)
+		if (!cmd[i])
+			cmd[i] = ' ';
+	cmd[n] = '\0';
+	return strstr(cmd, paths()->sock) != NULL;
+}
+
+/* true if the guest recorded in run/guest is alive; fields that do not
+ * parse stay zero, so that the guest no longer matches and is restarted */
+static bool guest_read(struct guest *g)
+{
+	FILE *f = fopen(paths()->guest, "r");
+
+	memset(g, 0, sizeof(*g));
+	if (!f)
+		return false;
+	if (fscanf(f, "pid %d abi %63s initrd %lld booted %ld", &g->pid, g->abi,
+		   &g->initrd_mtime, &g->booted) != 4)
+		g->abi[0] = '\0';
+	fclose(f);
+	return qemu_alive(g->pid);
+}
+
+static void guest_write(const struct guest *g)
+{
+	FILE *f = fopen(paths()->guest, "w");
+
+	if (!f)
+		return;
+	fprintf(f, "pid %d abi %s initrd %lld booted %ld\n", (int)g->pid, g->abi,
+		g->initrd_mtime, g->booted);
+	fclose(f);
+}
+
+static void guest_kill(pid_t pid)
+{
+	if (qemu_alive(pid)) {
+		kill(pid, SIGTERM);
+		for (int i = 0; i < 100 && qemu_alive(pid); i++)
+			usleep(50000);
+		if (qemu_alive(pid))
+			kill(pid, SIGKILL);
+	}
+	unlink(paths()->guest);
+	unlink(paths()->sock);
+}
+
+/* an oops starts before the last lines: show it from its first line */
+static char *oops_start(char *text, char *tail)
+{
+	static const char *const marks[] = {
+		"BUG: ", "Oops: ", "general protection fault", "WARNING: CPU",
+		"Kernel panic", "watchdog: BUG",
+	};
+	char *first = NULL;
+
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		char *m = strstr(text, marks[i]);
+
+		if (m && (!first || m < first))
+			first = m;
+	}
+	if (!first || first >= tail)
+		return tail;
+	while (first > text && first[-1] != '\n')
+		first--;
+	return first;
+}
+
+/* print the last lines of the console log, from offset 'from' on */
+static void console_tail(long from, int lines)
+{
+	FILE *f = fopen(paths()->console, "r");
+	char *text, *start;
+	long size;
+	int n = 0;
+
+	if (!f)
+		return;
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	if (from > size || from < 0)
+		from = 0;
+	if (size - from > 1 << 20)
+		from = size - (1 << 20);
+	text = xalloc(size - from + 1);
+	fseek(f, from, SEEK_SET);
+	size = fread(text, 1, size - from, f);
+	fclose(f);
+	text[size] = '\0';
+	if (size == 0) {
+		fprintf(stderr, "ktap: (nothing on the guest console: %s)\n",
+			paths()->console);
+		free(text);
+		return;
+	}
+	start = text + size;
+	while (start > text && n <= lines)
+		if (*--start == '\n' && start[1])
+			n++;
+	if (*start == '\n')
+		start++;
+	start = oops_start(text, start);
+	fprintf(stderr, "ktap: ---- guest console (%s) ----\n%s", paths()->console, start);
+	if (size && text[size - 1] != '\n')
+		fputc('\n', stderr);
+	fprintf(stderr, "ktap: ---- end of guest console ----\n");
+	free(text);
+}
+
+static long file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) < 0 ? 0 : st.st_size;
+}
+
+/* double fork: qemu lives on in its own session after ktap exits */
+static pid_t spawn_qemu(char **argv)
+{
+	int p[2];
+	pid_t child, qemu = -1;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	child = fork();
+	if (child == 0) {
+		setsid();
+		qemu = fork();
+		if (qemu == 0) {
+			int null = open("/dev/null", O_RDWR);
+			int log = open(paths()->qemu_log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+			dup2(null, 0);
+			dup2(log, 1);
+			dup2(log, 2);
+			/* keep p[1] (close-on-exec): its EOF tells exec happened */
+			close_range(3, p[1] - 1, 0);
+			close_range(p[1] + 1, ~0u, 0);
+			if (chdir("/") < 0)
+				_exit(127);
+			signal(SIGINT, SIG_DFL);
+			signal(SIGTERM, SIG_DFL);
+			signal(SIGHUP, SIG_DFL);
+			signal(SIGPIPE, SIG_DFL);
+			execvp(argv[0], argv);
+			fprintf(stderr, "ktap: cannot run %s: %s\n", argv[0], strerror(errno));
+			_exit(127);
+		}
+		if (write(p[1], &qemu, sizeof(qemu)) != sizeof(qemu))
+			_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	if (child > 0) {
+		char c;
+
+		if (read(p[0], &qemu, sizeof(qemu)) != sizeof(qemu))
+			qemu = -1;
+		waitpid(child, NULL, 0);
+		while (read(p[0], &c, 1) > 0)	/* until qemu's exec */
+			;
+	}
+	close(p[0]);
+	return qemu;
+}
+
+static bool console_has_marker(void)
+{
+	FILE *f = fopen(paths()->console, "r");
+	char line[1024];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, READY_MARKER) != NULL;
+	fclose(f);
+	return found;
+}
+
+/* wait for the agent's ready marker; a guest that does not come up is killed */
+static int wait_ready(struct guest *g, double t0)
+{
+	const struct vm_paths *p = paths();
+	double next_note = t0 + 15;
+	char *log;
+
+	while (g->pid > 0) {
+		if (console_has_marker()) {
+			fprintf(stderr, "ktap: guest ready in %.1f s\n", now_seconds() - t0);
+			return 0;
+		}
+		if (!qemu_alive(g->pid)) {
+			vm_err("the guest did not boot: qemu exited (%s)", p->qemu_log);
+			break;
+		}
+		if (now_seconds() - t0 > BOOT_TIMEOUT) {
+			vm_err("the guest did not boot in %.0f s", BOOT_TIMEOUT);
+			break;
+		}
+		if (now_seconds() > next_note) {
+			fprintf(stderr, "ktap: still booting (%.0f s)...\n", now_seconds() - t0);
+			next_note += 15;
+		}
+		usleep(50000);
+	}
+	log = read_whole_file(p->qemu_log, NULL);
+	if (log && *log)
+		fprintf(stderr, "ktap: qemu says:\n%s", log);
+	free(log);
+	console_tail(0, CONSOLE_TAIL);
+	guest_kill(g->pid);
+	return -1;
+}
+
+static int boot_guest(const char *abi, struct guest *g)
+{
+	const struct vm_paths *p = paths();
+	char *kdir = xasprintf("%s/%s", p->vm, abi);
+	char *kernel = xasprintf("%s/vmlinux-pvh", kdir);
+	char *initrd = initramfs_path(abi);
+	char *serial = xasprintf("file:%s", p->console);
+	char *virtfs = xasprintf("local,path=%s,mount_tag=host0,security_model=none,id=host0",
+				 p->share);
+	char *chardev = xasprintf("socket,id=ctl,path=%s,server=on,wait=off", p->sock);
+	char *old = xasprintf("%s.1", p->console);
+	char *argv[] = {
+		"qemu-system-x86_64", "-name", "ktap-guest",
+		"-accel", "tcg", "-cpu", "qemu64", "-m", "1024", "-smp", "2",
+		"-nodefaults", "-display", "none", "-no-reboot",
+		"-kernel", kernel, "-initrd", initrd, "-append", (char *)qemu_append,
+		"-serial", serial,
+		"-virtfs", virtfs,
+		"-device", "virtio-serial-pci", "-chardev", chardev,
+		"-device", "virtserialport,chardev=ctl,name=ktap.ctl",
+		NULL,
+	};
+	double t0 = now_seconds();
+	int rc;
+
+	rename(p->console, old);
+	unlink(p->sock);
+	remove_tree(p->share);
+	mkdir_p(p->share);
+	fprintf(stderr, "ktap: booting the guest (kernel %s, qemu TCG)...\n", abi);
+	memset(g, 0, sizeof(*g));
+	g->pid = spawn_qemu(argv);
+	snprintf(g->abi, sizeof(g->abi), "%s", abi);
+	g->initrd_mtime = file_mtime_ns(initrd);
+	g->booted = time(NULL);
+	if (g->pid > 0)
+		guest_write(g);
+	rc = wait_ready(g, t0);
+	free(kdir);
+	free(kernel);
+	free(initrd);
+	free(serial);
+	free(virtfs);
+	free(chardev);
+	free(old);
+	return rc;
+}
+
+/* a guest running the wanted kernel and initramfs, booted if needed */
+static int ensure_running(const char *abi, struct guest *g)
+{
+	char *initrd = initramfs_path(abi);
+	long long mtime = file_mtime_ns(initrd);
+
+	free(initrd);
+	if (guest_read(g)) {
+		if (!strcmp(g->abi, abi) && g->initrd_mtime == mtime) {
+			if (console_has_marker())
+				return 0;
+			/* booted by a ktap that was interrupted */
+			fprintf(stderr, "ktap: waiting for the guest to finish booting...\n");
+			return wait_ready(g, now_seconds() - (double)(time(NULL) - g->booted));
+		}
+		fprintf(stderr, "ktap: restarting the guest (new kernel or initramfs)\n");
+		guest_kill(g->pid);
+	}
+	return boot_guest(abi, g);
+}
+
+/* ---- talking to the agent ---- */
+
+struct conn {
+	int fd;
+	char *buf;
+	size_t len, cap;
+};
+
+static int conn_open(struct conn *c)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+	memset(c, 0, sizeof(*c));
+	if (strlen(paths()->sock) >= sizeof(sa.sun_path)) {
+		vm_err("socket path too long: %s (set KTAP_CACHE)", paths()->sock);
+		return -1;
+	}
+	strcpy(sa.sun_path, paths()->sock);
+	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		vm_err("cannot connect to the guest (%s): %s", paths()->sock, strerror(errno));
+		if (c->fd >= 0)
+			close(c->fd);
+		c->fd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+static void conn_close(struct conn *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	free(c->buf);
+	c->buf = NULL;
+}
+
+static int conn_send(struct conn *c, char type, const void *data, uint32_t len)
+{
+	unsigned char h[5] = { (unsigned char)type, len, len >> 8, len >> 16, len >> 24 };
+	const char *parts[2] = { (const char *)h, data };
+	size_t sizes[2] = { sizeof(h), len };
+
+	for (int i = 0; i < 2; i++) {
+		size_t off = 0;
+
+		while (off < sizes[i]) {
+			ssize_t n = write(c->fd, parts[i] + off, sizes[i] - off);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				return -1;
+			off += n;
+		}
+	}
+	return 0;
+}
+
+/* read what the socket has: >0 bytes, 0 at EOF, -1 on error */
+static ssize_t conn_fill(struct conn *c)
+{
+	ssize_t n;
+
+	if (c->cap - c->len < 65536) {
+		c->cap = c->cap ? 2 * c->cap : 131072;
+		c->buf = xrealloc(c->buf, c->cap);
+	}
+	do
+		n = read(c->fd, c->buf + c->len, c->cap - c->len);
+	while (n < 0 && errno == EINTR);
+	if (n > 0)
+		c->len += n;
+	return n;
+}
+
+struct frame {
+	char type;
+	uint32_t len;
+	char *data;		/* NUL-terminated copy */
+};
+
+/* take one complete frame from the buffer: 1, 0 if none, -1 if garbage */
+static int conn_frame(struct conn *c, struct frame *f)
+{
+	unsigned char *h = (unsigned char *)c->buf;
+
+	if (c->len < 5)
+		return 0;
+	f->type = h[0];
+	f->len = h[1] | h[2] << 8 | h[3] << 16 | (uint32_t)h[4] << 24;
+	if (f->len > MAX_FRAME)
+		return -1;
+	if (c->len < 5 + f->len)
+		return 0;
+	f->data = xalloc(f->len + 1);
+	memcpy(f->data, c->buf + 5, f->len);
+	memmove(c->buf, c->buf + 5 + f->len, c->len - 5 - f->len);
+	c->len -= 5 + f->len;
+	return 1;
+}
+
+/* ping with a random nonce; skip stale frames until the matching pong */
+static int conn_ping(struct conn *c, double timeout, pid_t qemu)
+{
+	unsigned char rnd[16];
+	char nonce[33];
+	double t0 = now_seconds();
+
+	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd)) {
+		unsigned long x = (unsigned long)getpid() ^ (unsigned long)(t0 * 1e9);
+
+		for (size_t i = 0; i < sizeof(rnd); i++, x = x * 6364136223846793005ul + 1)
+			rnd[i] = x >> 56;
+	}
+	for (size_t i = 0; i < sizeof(rnd); i++)
+		sprintf(nonce + 2 * i, "%02x", rnd[i]);
+	if (conn_send(c, 'P', nonce, strlen(nonce)) < 0)
+		return -1;
+	for (;;) {
+		struct pollfd p = { .fd = c->fd, .events = POLLIN };
+		struct frame f;
+		int r;
+
+		while ((r = conn_frame(c, &f)) == 1) {
+			bool match = f.type == 'P' && !strcmp(f.data, nonce);
+
+			free(f.data);
+			if (match) {
+				vm_info("guest answered in %.0f ms", (now_seconds() - t0) * 1e3);
+				return 0;
+			}
+		}
+		if (r < 0)
+			c->len = 0;	/* garbage: the pong comes after it */
+		if (now_seconds() - t0 > timeout || !qemu_alive(qemu))
+			return -1;
+		if (poll(&p, 1, 200) > 0 && conn_fill(c) <= 0)
+			return -1;
+	}
+}
+
+/* connect and ping; a guest that does not answer is rebooted once */
+static int connect_guest(const char *abi, struct guest *g, struct conn *c)
+{
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (ensure_running(abi, g) < 0)
+			return -1;
+		if (conn_open(c) == 0 && conn_ping(c, PING_TIMEOUT, g->pid) == 0)
+			return 0;
+		conn_close(c);
+		vm_err("the guest does not answer%s", attempt ? "" : "; restarting it");
+		console_tail(0, CONSOLE_TAIL);
+		guest_kill(g->pid);
+	}
+	return -1;
+}
+
+/* lock, provision, boot: a guest answering on c; returns the lock fd */
+static int session_open(const struct options *opt, struct guest *g, struct conn *c)
+{
+	char *abi;
+	int lock;
+
+	abi = ensure_provisioned(opt);
+	if (!abi)
+		return -1;
+	lock = lock_guest();
+	if (lock >= 0 && (ensure_initramfs(opt, abi) < 0 ||
+			  connect_guest(abi, g, c) < 0)) {
+		unlock_guest(lock);
+		lock = -1;
+	}
+	free(abi);
+	return lock;
+}
+
+/* ---- vm_run ---- */
+
+static int sig_pipe[2] = { -1, -1 };
+
+static void on_signal(int sig)
+{
+	unsigned char s = sig;
+	int e = errno;
+
+	if (write(sig_pipe[1], &s, 1) < 0)
+		(void)0;
+	errno = e;
+}
+
+struct run_state {
+	struct conn c;
+	struct guest g;
+	FILE *out;
+	bool out_broken;
+	int nsignals;
+	int status;		/* from X, -1 until then */
+	bool dead;		/* the guest died or hangs */
+	bool gave_up;
+};
+
+static void forward_signal(struct run_state *r, int sig)
+{
+	char num[8];
+
+	r->nsignals++;
+	if (r->nsignals == 2 && sig == SIGINT)
+		fprintf(stderr, "ktap: still stopping (the end probes run); "
+			"Ctrl-C again to give up\n");
+	if (r->nsignals >= 3 && sig == SIGINT) {
+		vm_err("giving up; the guest will be restarted");
+		r->gave_up = true;
+		return;
+	}
+	snprintf(num, sizeof(num), "%d", sig);
+	conn_send(&r->c, 'S', num, strlen(num));
+}
+
+static void on_frame(struct run_state *r, struct frame *f)
+{
+	switch (f->type) {
+	case 'O':
+		if (r->out_broken)
+			break;
+		if (fwrite(f->data, 1, f->len, r->out) != f->len || fflush(r->out)) {
+			r->out_broken = true;	/* e.g. | head: stop the script */
+			conn_send(&r->c, 'S', "15", 2);
+		}
+		break;
+	case 'E':
+		fwrite(f->data, 1, f->len, stderr);
+		fflush(stderr);
+		break;
+	case 'X':
+		r->status = atoi(f->data);
+		break;
+	default:	/* a late pong */
+		break;
+	}
+}
+
+/* relay frames until X; false if the guest died */
+static void relay(struct run_state *r)
+{
+	while (r->status < 0 && !r->gave_up) {
+		struct pollfd p[2] = {
+			{ .fd = r->c.fd, .events = POLLIN },
+			{ .fd = sig_pipe[0], .events = POLLIN },
+		};
+		struct frame f;
+		int n;
+
+		n = poll(p, 2, 500);
+		if (n < 0 && errno != EINTR)
+			break;
+		if (p[1].revents & POLLIN) {
+			unsigned char s;
+
+			while (read(sig_pipe[0], &s, 1) == 1)
+				forward_signal(r, s);
+		}
+		if (p[0].revents && conn_fill(&r->c) <= 0) {
+			r->dead = true;
+			break;
+		}
+		while ((n = conn_frame(&r->c, &f)) == 1) {
+			on_frame(r, &f);
+			free(f.data);
+		}
+		if (n < 0) {
+			vm_err("garbage from the guest");
+			r->dead = true;
+			break;
+		}
+		if (!qemu_alive(r->g.pid)) {
+			r->dead = true;
+			break;
+		}
+	}
+}
+
+static char *run_command_line(const struct options *opt, const char *rundir,
+			      const char *ko)
+{
+	struct strbuf sb = { 0 };
+
+	sb_puts(&sb, "exec ktap-run");
+	if (opt->verbose)
+		sb_puts(&sb, " -v");
+	if (opt->command) {
+		sb_puts(&sb, " -c ");
+		shell_quote(&sb, opt->command);
+	}
+	if (opt->target_pid)
+		sb_printf(&sb, " -x %ld", opt->target_pid);
+	if (opt->buffer_mb)
+		sb_printf(&sb, " -s %d", opt->buffer_mb);
+	sb_printf(&sb, " /mnt/host/%s/", rundir);
+	shell_quote(&sb, ko);
+	return sb.buf;
+}
+
+static void install_signals(struct sigaction *old)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+
+	if (sig_pipe[0] < 0 && pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		return;
+	for (int i = 0; i < 3; i++)
+		sigaction(sigs[i], &sa, &old[i]);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, &old[3]);
+}
+
+static void restore_signals(const struct sigaction *old)
+{
+	const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+
+	for (int i = 0; i < 4; i++)
+		sigaction(sigs[i], &old[i], NULL);
+}
+
+/* a fresh run directory in the share, holding the module */
+static char *stage_module(const char *ko_path, const char **ko_base)
+{
+	static unsigned counter;
+	const char *base = strrchr(ko_path, '/');
+	char *name, *dir, *dst;
+	DIR *d;
+	struct dirent *de;
+
+	/* we hold the lock: any run dir left is from a killed ktap */
+	if ((d = opendir(paths()->share))) {
+		while ((de = readdir(d)))
+			if (!strncmp(de->d_name, "run-", 4)) {
+				char *old = xasprintf("%s/%s", paths()->share, de->d_name);
+
+				remove_tree(old);
+				free(old);
+			}
+		closedir(d);
+	}
+	*ko_base = base ? base + 1 : ko_path;
+	name = xasprintf("run-%d-%u", (int)getpid(), counter++);
+	dir = xasprintf("%s/%s", paths()->share, name);
+	dst = xasprintf("%s/%s", dir, *ko_base);
+	if (mkdir(dir, 0755) < 0 || copy_file(ko_path, dst) < 0) {
+		vm_err("cannot copy %s to %s: %s", ko_path, dst, strerror(errno));
+		remove_tree(dir);
+		free(name);
+		name = NULL;
+	}
+	free(dir);
+	free(dst);
+	return name;
+}
+
+static void report_dead_guest(struct run_state *r, long console_from)
+{
+	if (r->gave_up) {
+		guest_kill(r->g.pid);
+		return;
+	}
+	vm_err("the guest died or stopped answering during the run");
+	console_tail(console_from, CONSOLE_TAIL);
+	guest_kill(r->g.pid);
+}
+
+int vm_run(const char *ko_path, const struct options *opt)
+{
+	struct run_state r = { .status = -1 };
+	struct sigaction old[4];
+	const char *ko_base;
+	char *rundir, *line;
+	long console_from;
+	double t0 = now_seconds();
+	int lock;
+
+	vm_verbose = opt->verbose;
+	r.out = stdout;
+	lock = session_open(opt, &r.g, &r.c);
+	if (lock < 0)
+		return 1;
+	rundir = stage_module(ko_path, &ko_base);
+	if (!rundir) {
+		conn_close(&r.c);
+		unlock_guest(lock);
+		return 1;
+	}
+	if (opt->output_file && !(r.out = fopen(opt->output_file, "w"))) {
+		vm_err("cannot create %s: %s", opt->output_file, strerror(errno));
+		r.status = 1;
+		goto out;
+	}
+	line = run_command_line(opt, rundir, ko_base);
+	vm_info("guest: %s", line);
+	console_from = file_size(paths()->console);
+	install_signals(old);
+	if (conn_send(&r.c, 'R', line, strlen(line)) < 0)
+		r.dead = true;
+	else
+		relay(&r);
+	restore_signals(old);
+	free(line);
+	if (r.dead || r.gave_up) {
+		report_dead_guest(&r, console_from);
+		r.status = 1;
+	}
+	if (r.out != stdout && fclose(r.out) != 0) {
+		vm_err("cannot write %s: %s", opt->output_file, strerror(errno));
+		r.status = 1;
+	}
+	vm_info("run in the guest took %.2f s", now_seconds() - t0);
+out:
+	conn_close(&r.c);
+	{
+		char *dir = xasprintf("%s/%s", paths()->share, rundir);
+
+		remove_tree(dir);
+		free(dir);
+	}
+	free(rundir);
+	unlock_guest(lock);
+	return r.status < 0 ? 1 : r.status;
+}
+
+/* ---- ktap --vm-setup / --vm-start / --vm-stop / --vm-status ---- */
+
+static int cmd_setup(const struct options *opt)
+{
+	char *abi = run_provision(opt, true);
+	int rc;
+
+	if (!abi)
+		return 1;
+	rc = ensure_initramfs(opt, abi) < 0;
+	if (!rc)
+		printf("ktap: guest kernel %s in %s/%s; modules build against "
+		       "/usr/src/linux-headers-%s\n", abi, paths()->vm, abi, abi);
+	free(abi);
+	return rc;
+}
+
+static int cmd_start(const struct options *opt)
+{
+	struct guest g;
+	struct conn c;
+	int lock = session_open(opt, &g, &c);
+
+	if (lock < 0)
+		return 1;
+	conn_close(&c);
+	unlock_guest(lock);
+	printf("ktap: guest running: qemu pid %d, kernel %s, console %s\n",
+	       (int)g.pid, g.abi, paths()->console);
+	return 0;
+}
+
+static int cmd_stop(void)
+{
+	struct guest g;
+	int lock = lock_guest();
+
+	if (!guest_read(&g)) {
+		printf("ktap: the guest is not running\n");
+	} else {
+		guest_kill(g.pid);
+		printf("ktap: guest stopped (qemu pid %d)\n", (int)g.pid);
+	}
+	unlock_guest(lock);
+	return 0;
+}
+
+static long qemu_rss_mb(pid_t pid)
+{
+	char path[64], line[256];
+	long kb = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %ld", &kb) == 1)
+			break;
+	fclose(f);
+	return kb / 1024;
+}
+
+static int cmd_status(void)
+{
+	char *abi = provisioned_abi();
+	struct guest g;
+	int lock;
+
+	if (abi)
+		printf("kernel:  %s (%s/%s)\n", abi, paths()->vm, abi);
+	else
+		printf("kernel:  not provisioned (ktap --vm-setup)\n");
+	free(abi);
+	if (!guest_read(&g)) {
+		printf("guest:   not running\n");
+		return 0;
+	}
+	printf("guest:   running, qemu pid %d, kernel %s, up %ld s, RSS %ld MiB\n",
+	       (int)g.pid, g.abi, (long)(time(NULL) - g.booted), qemu_rss_mb(g.pid));
+	printf("console: %s\n", paths()->console);
+	lock = open(paths()->lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) == 0) {
+		struct conn c;
+		double t0 = now_seconds();
+
+		if (conn_open(&c) == 0 && conn_ping(&c, PING_TIMEOUT, g.pid) == 0)
+			printf("agent:   answers in %.1f ms\n", (now_seconds() - t0) * 1e3);
+		else
+			printf("agent:   does not answer\n");
+		conn_close(&c);
+	} else {
+		printf("agent:   busy (a ktap run is using the guest)\n");
+	}
+	unlock_guest(lock);
+	return 0;
+}
+
+int vm_command(const char *what, const struct options *opt)
+{
+	vm_verbose = opt->verbose;
+	if (!strcmp(what, "setup"))
+		return cmd_setup(opt);
+	if (!strcmp(what, "start"))
+		return cmd_start(opt);
+	if (!strcmp(what, "stop"))
+		return cmd_stop();
+	if (!strcmp(what, "status"))
+		return cmd_status();
+	vm_err("unknown guest command '%s' (setup, start, stop, status)", what);
+	return 1;
+}
