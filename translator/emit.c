@@ -576,15 +576,14 @@ static void emit_loop(struct emitter *em, const struct stmt *s)
 	emit_stmt(em, s->then);
 	em->nloops--;
 	em->indent--;
-	line(em, "cont%d:", l.cont);
+	line(em, "cont%d: __maybe_unused;", l.cont);
 	em->indent++;
 	if (s->step)
 		emit_expr(em, s->step);
 	line(em, ";");
 	em->indent--;
 	line(em, "}");
-	line(em, "brk%d:", l.brk);
-	line(em, ";");
+	line(em, "brk%d: __maybe_unused;", l.brk);
 }
 
 static void emit_return(struct emitter *em, const struct stmt *s)
@@ -748,11 +747,15 @@ static void emit_function(struct emitter *em, struct strbuf *out,
 		sb_puts(out, "\tint64_t retval = 0;\n");
 	if (fn->ret_type == TY_STRING)
 		sb_puts(out, "\tret[0] = '\\0';\n");
+	sb_printf(out, "\tif (unlikely(!ktap_nest_enter(c, %s)))\n\t\treturn%s;\n",
+		  near(&fn->loc, xasprintf("function '%s'", fn->name)),
+		  fn->ret_type == TY_LONG ? " 0" : "");
 	sb_printf(out, "\tf = ktap_frame_push(c, sizeof(*f));\n"
-		       "\tif (!f)\n\t\treturn%s;\n",
+		       "\tif (!f) {\n\t\tktap_nest_leave(c);\n\t\treturn%s;\n\t}\n",
 		  fn->ret_type == TY_LONG ? " 0" : "");
 	sb_puts(out, body.buf ? body.buf : "");
-	sb_printf(out, "out: __maybe_unused;\n\tktap_frame_pop(c, sizeof(*f));\n%s}\n\n",
+	sb_printf(out, "out: __maybe_unused;\n\tktap_frame_pop(c, sizeof(*f));\n"
+		       "\tktap_nest_leave(c);\n%s}\n\n",
 		  fn->ret_type == TY_LONG ? "\treturn retval;\n" : "");
 	em->fn = NULL;
 }
