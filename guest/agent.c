@@ -85,7 +85,8 @@ static void buf_add(struct buf *b, const void *data, size_t len)
 		b->cap = b->len + len > 2 * b->cap ? b->len + len : 2 * b->cap;
 		b->p = xrealloc(b->p, b->cap);
 	}
-	memcpy(b->p + b->len, data, len);
+	if (len)
+		memcpy(b->p + b->len, data, len);
 	b->len += len;
 }
 

@@ -20,6 +20,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -199,6 +200,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 /* ---- the -c command ----
  * Forked before the module loads, so that its pid can be passed as
  * ktap_target; it waits on a pipe and execs only once "start" returned.
+ * It runs in its own process group, so that when the script ends first,
+ * the whole command (a pipeline, its children) can be ended.
  */
 
 struct command {
@@ -224,6 +227,7 @@ static void command_fork(struct command *cmd, const char *line,
 		exit(1);
 	}
 	if (cmd->pid == 0) {
+		setpgid(0, 0);
 		close(p[1]);
 		if (read(p[0], &go, 1) != 1)
 			_exit(127);
@@ -233,6 +237,7 @@ static void command_fork(struct command *cmd, const char *line,
 		fprintf(stderr, "ktap-run: /bin/sh: %s\n", strerror(errno));
 		_exit(127);
 	}
+	setpgid(cmd->pid, cmd->pid);
 	close(p[0]);
 	cmd->go_fd = p[1];
 }
@@ -262,21 +267,23 @@ static bool command_reap(struct command *cmd)
 	return cmd->exited;
 }
 
-/* the script ended first: the command goes too (SIGTERM, then SIGKILL) */
+/* the script ended: what is left of the command goes too (SIGTERM, then
+ * SIGKILL), also its children when the shell itself has exited */
 static void command_end(struct command *cmd)
 {
 	if (cmd->pid <= 0)
 		return;
 	command_release(cmd, false);
-	if (command_reap(cmd))
+	if (kill(-cmd->pid, 0) < 0 && command_reap(cmd))
 		return;
-	info("stopping the command (pid %d)", (int)cmd->pid);
-	kill(cmd->pid, SIGTERM);
+	info("stopping the command (process group %d)", (int)cmd->pid);
+	kill(-cmd->pid, SIGTERM);
 	for (int i = 0; i < 50 && !command_reap(cmd); i++)
 		usleep(20000);
-	if (!command_reap(cmd)) {
-		kill(cmd->pid, SIGKILL);
-		waitpid(cmd->pid, &cmd->status, 0);
+	if (!command_reap(cmd) || kill(-cmd->pid, 0) == 0) {
+		kill(-cmd->pid, SIGKILL);
+		if (!cmd->exited)
+			waitpid(cmd->pid, &cmd->status, 0);
 		cmd->exited = true;
 	}
 }
@@ -323,6 +330,7 @@ static const char *load_hint(int e)
 	case EPERM: return " (loading modules needs root, and no lockdown)";
 	case ENOENT: return " (an unknown symbol?)";
 	case EINVAL: return " (a bad parameter or a version mismatch?)";
+	case ENOSYS: return " (this kernel cannot load modules)";
 	default: return "";
 	}
 }
@@ -352,11 +360,20 @@ static int unload_module(const char *name)
 
 /* ---- the module's debugfs files ---- */
 
+/* a relay file and the bytes read from it that do not make a record yet */
+struct cpufile {
+	int fd;			/* -1: no such cpu (yet) */
+	char *buf;
+	size_t len, cap;
+	bool warned;
+};
+
 struct channels {
 	char dir[128];
 	int ctl;
-	int *cpu;		/* relay file per cpu number, -1 if none */
+	struct cpufile *cpu;	/* indexed by cpu number */
 	int ncpu;
+	int nopen;		/* relay files open */
 	char ctlbuf[4096];	/* a partial control line */
 	size_t ctllen;
 };
@@ -371,12 +388,59 @@ static void debugfs_mount(void)
 		info("mounted debugfs on %s", DEBUGFS);
 }
 
-static int open_channels(struct channels *ch, const char *name)
+/* CPUs we may run on: grows when one comes online (a syscall, no open) */
+static int online_cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return 0;
+	return CPU_COUNT(&set);
+}
+
+/* open the cpuN files not open yet (a CPU may come online later) */
+static int scan_cpus(struct channels *ch)
 {
 	char path[512];
 	struct dirent *de;
-	DIR *d;
+	DIR *d = opendir(ch->dir);
 	unsigned n;
+	int rc = 0;
+
+	if (!d) {
+		err("cannot list %s: %s", ch->dir, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		char extra;
+		int fd;
+
+		if (sscanf(de->d_name, "cpu%u%c", &n, &extra) != 1 || n > 65535)
+			continue;
+		if ((int)n < ch->ncpu && ch->cpu[n].fd >= 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", ch->dir, de->d_name);
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0) {
+			err("cannot open %s: %s", path, strerror(errno));
+			rc = -1;
+			break;
+		}
+		if ((int)n >= ch->ncpu) {
+			ch->cpu = xrealloc(ch->cpu, (n + 1) * sizeof(*ch->cpu));
+			while (ch->ncpu <= (int)n)
+				ch->cpu[ch->ncpu++] = (struct cpufile){ .fd = -1 };
+		}
+		ch->cpu[n].fd = fd;
+		ch->nopen++;
+	}
+	closedir(d);
+	return rc;
+}
+
+static int open_channels(struct channels *ch, const char *name)
+{
+	char path[512];
 
 	snprintf(ch->dir, sizeof(ch->dir), DEBUGFS "/%s", name);
 	if (access(ch->dir, F_OK) != 0)
@@ -388,32 +452,8 @@ static int open_channels(struct channels *ch, const char *name)
 		    path, strerror(errno));
 		return -1;
 	}
-	d = opendir(ch->dir);
-	if (!d) {
-		err("cannot list %s: %s", ch->dir, strerror(errno));
+	if (scan_cpus(ch) < 0)
 		return -1;
-	}
-	while ((de = readdir(d))) {
-		char extra;
-		int fd;
-
-		if (sscanf(de->d_name, "cpu%u%c", &n, &extra) != 1 || n > 65535)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", ch->dir, de->d_name);
-		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		if (fd < 0) {
-			err("cannot open %s: %s", path, strerror(errno));
-			closedir(d);
-			return -1;
-		}
-		if ((int)n >= ch->ncpu) {
-			ch->cpu = xrealloc(ch->cpu, (n + 1) * sizeof(int));
-			while (ch->ncpu <= (int)n)
-				ch->cpu[ch->ncpu++] = -1;
-		}
-		ch->cpu[n] = fd;
-	}
-	closedir(d);
 	if (ch->ncpu == 0) {
 		err("no relay files (cpuN) in %s", ch->dir);
 		return -1;
@@ -427,12 +467,15 @@ static void close_channels(struct channels *ch)
 	if (ch->ctl >= 0)
 		close(ch->ctl);
 	ch->ctl = -1;
-	for (int i = 0; i < ch->ncpu; i++)
-		if (ch->cpu[i] >= 0)
-			close(ch->cpu[i]);
+	for (int i = 0; i < ch->ncpu; i++) {
+		if (ch->cpu[i].fd >= 0)
+			close(ch->cpu[i].fd);
+		free(ch->cpu[i].buf);
+	}
 	free(ch->cpu);
 	ch->cpu = NULL;
 	ch->ncpu = 0;
+	ch->nopen = 0;
 }
 
 static int ctl_write(struct channels *ch, const char *cmd)
@@ -574,14 +617,8 @@ static void merger_emit(struct merger *m, struct output *o, bool final)
 
 /* ---- reading the relay files ---- */
 
-struct cpubuf {
-	char *buf;
-	size_t len, cap;
-	bool warned;
-};
-
 /* cut complete records out of b into the merger; keep a partial one */
-static void parse_records(struct merger *m, struct cpubuf *b, int cpu)
+static void parse_records(struct merger *m, struct cpufile *b, int cpu)
 {
 	size_t off = 0;
 	struct rec_hdr h;
@@ -613,27 +650,31 @@ static void parse_records(struct merger *m, struct cpubuf *b, int cpu)
 }
 
 /* one pass over every relay file; returns the bytes read */
-static size_t read_relay(struct channels *ch, struct cpubuf *bufs,
-			 struct merger *m)
+static size_t read_relay(struct channels *ch, struct merger *m)
 {
 	size_t total = 0;
 
 	m->pass++;
 	for (int i = 0; i < ch->ncpu; i++) {
-		struct cpubuf *b = &bufs[i];
+		struct cpufile *b = &ch->cpu[i];
 
-		if (ch->cpu[i] < 0)
+		if (b->fd < 0)
 			continue;
 		for (;;) {
 			ssize_t n;
 
+			/* room for the largest record the runtime writes */
 			if (b->cap - b->len < 65536) {
 				b->cap = b->cap ? 2 * b->cap : 262144;
 				b->buf = xrealloc(b->buf, b->cap);
 			}
-			n = read(ch->cpu[i], b->buf + b->len, b->cap - b->len);
+			n = read(b->fd, b->buf + b->len, b->cap - b->len);
 			if (n < 0 && errno == EINTR)
 				continue;
+			if (n < 0 && errno != EAGAIN && !b->warned) {
+				err("cannot read cpu%d: %s", i, strerror(errno));
+				b->warned = true;
+			}
 			if (n <= 0)
 				break;
 			b->len += n;
@@ -651,7 +692,6 @@ enum state { RUNNING, STOPPING, DONE };
 struct run {
 	struct options *opt;
 	struct channels ch;
-	struct cpubuf *bufs;
 	struct merger m;
 	struct output out;
 	struct command cmd;
@@ -659,6 +699,7 @@ struct run {
 	double stop_time;
 	int nsignals;
 	int status;		/* exit status */
+	int errors;		/* error lines from the module */
 	unsigned long long dropped, skipped;
 };
 
@@ -684,6 +725,7 @@ static void ctl_message(struct run *r, char *line)
 	} else if (!strncmp(line, "error ", 6)) {
 		fprintf(stderr, "ERROR: %s\n", line + 6);
 		r->status = 1;
+		r->errors++;
 	} else if (!strncmp(line, "warn ", 5)) {
 		fprintf(stderr, "WARNING: %s\n", line + 5);
 	} else if (!strncmp(line, "done", 4)) {
@@ -749,26 +791,32 @@ static void on_signal(struct run *r, int sfd)
 
 static void run_loop(struct run *r, int sfd)
 {
-	bool ctl_quiet = false;
+	struct pollfd *pfd = NULL;
+	bool quiet = false;	/* readable yet nothing to read: skip a round */
+	double rescan = now() + 1;
 
 	while (r->state != DONE) {
-		struct pollfd pfd[2] = {
-			{ .fd = sfd, .events = POLLIN },
-			{ .fd = ctl_quiet ? -1 : r->ch.ctl, .events = POLLIN },
-		};
+		int n = 0;
 
-		if (poll(pfd, 2, POLL_MS) < 0 && errno != EINTR) {
+		pfd = xrealloc(pfd, (2 + r->ch.ncpu) * sizeof(*pfd));
+		pfd[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = quiet ? -1 : r->ch.ctl, .events = POLLIN };
+		for (int i = 0; i < r->ch.ncpu; i++)
+			pfd[n++] = (struct pollfd){ .fd = quiet ? -1 : r->ch.cpu[i].fd,
+						    .events = POLLIN };
+		if (poll(pfd, n, POLL_MS) < 0 && errno != EINTR) {
 			err("poll: %s", strerror(errno));
 			r->status = 1;
 			break;
 		}
-		ctl_quiet = false;
+		quiet = false;
 		if (pfd[0].revents)
 			on_signal(r, sfd);
-		/* an empty read while poll says readable: do not spin */
 		if (pfd[1].revents && !ctl_read(r))
-			ctl_quiet = true;
-		read_relay(&r->ch, r->bufs, &r->m);
+			quiet = true;
+		if (read_relay(&r->ch, &r->m) == 0)
+			for (int i = 2; i < n; i++)
+				quiet |= pfd[i].revents != 0;
 		merger_emit(&r->m, &r->out, false);
 		out_flush(&r->out);
 		if (r->out.broken)
@@ -778,9 +826,16 @@ static void run_loop(struct run *r, int sfd)
 			r->status = 1;
 			break;
 		}
+		if (now() > rescan) {
+			/* no file opens here: scripts may trace them */
+			if (online_cpus() > r->ch.nopen)
+				scan_cpus(&r->ch);
+			rescan = now() + 1;
+		}
 	}
+	free(pfd);
 	/* "done": all output is in relay; drain it */
-	while (read_relay(&r->ch, r->bufs, &r->m) > 0)
+	while (read_relay(&r->ch, &r->m) > 0)
 		;
 	while (ctl_read(r))	/* late error/warn lines */
 		;
@@ -844,17 +899,19 @@ static int run_module(struct run *r, int sfd)
 
 	r->ch.ctl = -1;
 	if (open_channels(&r->ch, o->name) == 0) {
-		r->bufs = calloc(r->ch.ncpu, sizeof(*r->bufs));
 		t = now();
 		if (ctl_write(&r->ch, "start") == 0) {
 			info("started in %.0f ms", (now() - t) * 1e3);
 			command_release(&r->cmd, true);
 			run_loop(r, sfd);
 		} else {
-			err("the script failed to start: %s", strerror(errno));
+			int e = errno;
+
 			r->status = 1;
 			r->state = DONE;
 			run_loop(r, sfd);	/* print its output and messages */
+			if (!r->errors)
+				err("the script failed to start: %s", strerror(e));
 		}
 		report(r);
 	} else {

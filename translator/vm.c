@@ -79,15 +79,6 @@ static void __attribute__((format(printf, 1, 2))) vm_info(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-static double file_mtime(const char *path)
-{
-	struct stat st;
-
-	if (stat(path, &st) < 0)
-		return -1;
-	return st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9;
-}
-
 static long long file_mtime_ns(const char *path)
 {
 	struct stat st;
@@ -307,45 +298,80 @@ static char *initramfs_path(const char *abi)
 	return xasprintf("%s/%s/initramfs.cpio.gz", paths()->vm, abi);
 }
 
-/* rebuild the initramfs when a guest binary or script is newer */
+/* what the initramfs is built from: "path mtime size" per input */
+static char *initramfs_inputs(char *const *inputs, size_t n)
+{
+	struct strbuf sb = { 0 };
+
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+
+		if (stat(inputs[i], &st) < 0)
+			memset(&st, 0, sizeof(st));
+		sb_printf(&sb, "%s %lld.%09ld %lld\n", inputs[i], (long long)st.st_mtim.tv_sec,
+			  st.st_mtim.tv_nsec, (long long)st.st_size);
+	}
+	return sb.buf;
+}
+
+static int run_mkinitramfs(char *const *inputs, const char *abi, const char *img)
+{
+	char *kdir = xasprintf("%s/%s", paths()->vm, abi);
+	pid_t pid = fork();
+	int status, rc = 0;
+
+	if (pid == 0) {
+		execl("/bin/bash", "bash", inputs[3], kdir, inputs[0], inputs[1], img,
+		      (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status)) {
+		vm_err("building the guest's initramfs failed");
+		rc = -1;
+	}
+	free(kdir);
+	return rc;
+}
+
+/* rebuild the initramfs when the guest binaries or scripts it was built
+ * from changed (another build dir counts as a change) */
 static int ensure_initramfs(const struct options *opt, const char *abi)
 {
 	char *img = initramfs_path(abi);
+	char *stamp = xasprintf("%s.src", img);
 	char *inputs[] = {
 		agent_bin(opt), ktap_run_bin(opt),
 		data_file(opt, "guest/init"), data_file(opt, "guest/mkinitramfs"),
 	};
-	double t = file_mtime(img);
-	bool stale = t < 0;
+	char *want = NULL, *have;
 	int rc = 0;
 
-	for (size_t i = 0; i < 2; i++)
+	for (size_t i = 0; i < 4; i++)
 		if (!file_exists(inputs[i])) {
-			vm_err("%s is not built (run make)", inputs[i]);
+			vm_err("%s is missing%s", inputs[i], i < 2 ? " (run make)" : "");
 			rc = -1;
 		}
-	for (size_t i = 0; i < 4 && rc == 0; i++)
-		if (file_mtime(inputs[i]) > t)
-			stale = true;
-	if (rc == 0 && stale) {
-		char *kdir = xasprintf("%s/%s", paths()->vm, abi);
-		pid_t pid = fork();
-		int status;
+	if (rc == 0) {
+		want = initramfs_inputs(inputs, 4);
+		have = read_whole_file(stamp, NULL);
+		if (!file_exists(img) || !have || strcmp(have, want)) {
+			rc = run_mkinitramfs(inputs, abi, img);
+			if (rc == 0) {
+				FILE *f = fopen(stamp, "w");
 
-		if (pid == 0) {
-			execl("/bin/bash", "bash", inputs[3], kdir, inputs[0], inputs[1],
-			      img, (char *)NULL);
-			_exit(127);
+				if (f) {
+					fputs(want, f);
+					fclose(f);
+				}
+			}
 		}
-		if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-		    WEXITSTATUS(status)) {
-			vm_err("building the guest's initramfs failed");
-			rc = -1;
-		}
-		free(kdir);
+		free(have);
 	}
 	for (size_t i = 0; i < 4; i++)
 		free(inputs[i]);
+	free(want);
+	free(stamp);
 	free(img);
 	return rc;
 }
@@ -905,17 +931,20 @@ struct run_state {
 	bool gave_up;
 };
 
+/* the first signal stops the script; a second Ctrl-C only says that it
+ * is stopping, a third gives up (the guest is then restarted) */
 static void forward_signal(struct run_state *r, int sig)
 {
 	char num[8];
 
-	r->nsignals++;
-	if (r->nsignals == 2 && sig == SIGINT)
-		fprintf(stderr, "ktap: still stopping (the end probes run); "
-			"Ctrl-C again to give up\n");
-	if (r->nsignals >= 3 && sig == SIGINT) {
-		vm_err("giving up; the guest will be restarted");
-		r->gave_up = true;
+	if (sig == SIGINT && ++r->nsignals > 1) {
+		if (r->nsignals == 2) {
+			fprintf(stderr, "ktap: still stopping (the end probes run); "
+				"Ctrl-C again to give up\n");
+		} else {
+			vm_err("giving up; the guest will be restarted");
+			r->gave_up = true;
+		}
 		return;
 	}
 	snprintf(num, sizeof(num), "%d", sig);
@@ -945,7 +974,7 @@ static void on_frame(struct run_state *r, struct frame *f)
 	}
 }
 
-/* relay frames until X; false if the guest died */
+/* relay frames until X; r->dead when the guest died or answers garbage */
 static void relay(struct run_state *r)
 {
 	while (r->status < 0 && !r->gave_up) {
