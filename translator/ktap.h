@@ -85,6 +85,7 @@ char **ktap_run_argv(const char *loader, const char *ko,
 		     const struct options *opt, bool with_output_file);
 int vm_run(const char *ko_path, const struct options *opt);	/* vm.c */
 int vm_command(const char *what, const struct options *opt);	/* setup/start/stop/status */
+int vm_exec(const char *command, const struct options *opt);	/* --vm-exec */
 const char *vm_kernel_build_dir(const struct options *opt);	/* headers of the guest's kernel */
 
 /* ---- main.c: options ---- */

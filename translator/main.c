@@ -38,6 +38,7 @@ static void usage(FILE *out)
 "  --vm          run in the ktap guest (a QEMU copy of a Debian kernel)\n"
 "  --vm-setup, --vm-start, --vm-stop, --vm-status\n"
 "                provision, boot, stop or describe the ktap guest\n"
+"  --vm-exec CMD run a shell command in the ktap guest (to look around)\n"
 "  -V, --version print the version\n"
 "  -h, --help    this text\n");
 }
@@ -76,6 +77,7 @@ enum long_opt {
 	OPT_VM_START,
 	OPT_VM_STOP,
 	OPT_VM_STATUS,
+	OPT_VM_EXEC,
 };
 
 static const struct option long_options[] = {
@@ -84,6 +86,7 @@ static const struct option long_options[] = {
 	{ "vm-start", no_argument, NULL, OPT_VM_START },
 	{ "vm-stop", no_argument, NULL, OPT_VM_STOP },
 	{ "vm-status", no_argument, NULL, OPT_VM_STATUS },
+	{ "vm-exec", required_argument, NULL, OPT_VM_EXEC },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -140,6 +143,7 @@ static const char *parse_options(int argc, char **argv, struct options *opt)
 		case OPT_VM_START: vm_cmd = "start"; break;
 		case OPT_VM_STOP: vm_cmd = "stop"; break;
 		case OPT_VM_STATUS: vm_cmd = "status"; break;
+		case OPT_VM_EXEC: vm_cmd = "exec"; opt->command = optarg; break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("ktap %s\n", KTAP_VERSION); exit(0);
 		default: usage(stderr); exit(1);
@@ -228,6 +232,8 @@ int main(int argc, char **argv)
 
 	vm_cmd = parse_options(argc, argv, &opt);
 	opt.data_dir = find_data_dir();
+	if (vm_cmd && strcmp(vm_cmd, "exec") == 0)
+		return vm_exec(opt.command, &opt);
 	if (vm_cmd)
 		return vm_command(vm_cmd, &opt);
 

@@ -923,8 +923,11 @@ static void on_signal(int sig)
 struct run_state {
 	struct conn c;
 	struct guest g;
-	FILE *out;
+	FILE *out;		/* the guest's stdout: ktap-run's, or the -c command's with -o */
 	bool out_broken;
+	char *share_out;	/* with -o: the file ktap-run writes in the share */
+	FILE *share_in;		/* ... read from here as it grows */
+	FILE *file_out;		/* ... and copied to the user's -o file */
 	int nsignals;
 	int status;		/* from X, -1 until then */
 	bool dead;		/* the guest died or hangs */
@@ -974,6 +977,24 @@ static void on_frame(struct run_state *r, struct frame *f)
 	}
 }
 
+/* with -o: copy what ktap-run has written to the share so far into the
+ * user's file, so the file grows while the script runs */
+static void drain_share_output(struct run_state *r)
+{
+	char buf[65536];
+	size_t n;
+
+	if (!r->share_out)
+		return;
+	if (!r->share_in && !(r->share_in = fopen(r->share_out, "r")))
+		return;
+	clearerr(r->share_in);
+	while ((n = fread(buf, 1, sizeof(buf), r->share_in)) > 0)
+		if (fwrite(buf, 1, n, r->file_out) != n)
+			break;
+	fflush(r->file_out);
+}
+
 /* relay frames until X; r->dead when the guest died or answers garbage */
 static void relay(struct run_state *r)
 {
@@ -985,9 +1006,10 @@ static void relay(struct run_state *r)
 		struct frame f;
 		int n;
 
-		n = poll(p, 2, 500);
+		n = poll(p, 2, r->share_out ? 100 : 500);
 		if (n < 0 && errno != EINTR)
 			break;
+		drain_share_output(r);
 		if (p[1].revents & POLLIN) {
 			unsigned char s;
 
@@ -1022,6 +1044,8 @@ static char *run_command_line(const struct options *opt, const char *rundir,
 	sb_puts(&sb, "exec ktap-run");
 	if (opt->verbose)
 		sb_puts(&sb, " -v");
+	if (opt->output_file)
+		sb_printf(&sb, " -o /mnt/host/%s/ktap.out", rundir);
 	if (opt->command) {
 		sb_puts(&sb, " -c ");
 		shell_quote(&sb, opt->command);
@@ -1102,13 +1126,40 @@ static void report_dead_guest(struct run_state *r, long console_from)
 	guest_kill(r->g.pid);
 }
 
+/* send one command line to the guest and relay its output until it exits */
+static void run_line(struct run_state *r, const char *line)
+{
+	struct sigaction old[4];
+	long console_from;
+
+	vm_info("guest: %s", line);
+	console_from = file_size(paths()->console);
+	install_signals(old);
+	if (conn_send(&r->c, 'R', line, strlen(line)) < 0)
+		r->dead = true;
+	else
+		relay(r);
+	restore_signals(old);
+	drain_share_output(r);
+	if (r->dead || r->gave_up) {
+		report_dead_guest(r, console_from);
+		r->status = 1;
+	}
+}
+
+static void remove_run_dir(const char *rundir)
+{
+	char *dir = xasprintf("%s/%s", paths()->share, rundir);
+
+	remove_tree(dir);
+	free(dir);
+}
+
 int vm_run(const char *ko_path, const struct options *opt)
 {
 	struct run_state r = { .status = -1 };
-	struct sigaction old[4];
 	const char *ko_base;
 	char *rundir, *line;
-	long console_from;
 	double t0 = now_seconds();
 	int lock;
 
@@ -1123,39 +1174,46 @@ int vm_run(const char *ko_path, const struct options *opt)
 		unlock_guest(lock);
 		return 1;
 	}
-	if (opt->output_file && !(r.out = fopen(opt->output_file, "w"))) {
-		vm_err("cannot create %s: %s", opt->output_file, strerror(errno));
-		r.status = 1;
-		goto out;
+	if (opt->output_file) {
+		r.share_out = xasprintf("%s/%s/ktap.out", paths()->share, rundir);
+		if (!(r.file_out = fopen(opt->output_file, "w"))) {
+			vm_err("cannot create %s: %s", opt->output_file, strerror(errno));
+			r.status = 1;
+			goto out;
+		}
 	}
 	line = run_command_line(opt, rundir, ko_base);
-	vm_info("guest: %s", line);
-	console_from = file_size(paths()->console);
-	install_signals(old);
-	if (conn_send(&r.c, 'R', line, strlen(line)) < 0)
-		r.dead = true;
-	else
-		relay(&r);
-	restore_signals(old);
+	run_line(&r, line);
 	free(line);
-	if (r.dead || r.gave_up) {
-		report_dead_guest(&r, console_from);
-		r.status = 1;
-	}
-	if (r.out != stdout && fclose(r.out) != 0) {
+	if (r.file_out && fclose(r.file_out) != 0) {
 		vm_err("cannot write %s: %s", opt->output_file, strerror(errno));
 		r.status = 1;
 	}
+	if (r.share_in)
+		fclose(r.share_in);
 	vm_info("run in the guest took %.2f s", now_seconds() - t0);
 out:
 	conn_close(&r.c);
-	{
-		char *dir = xasprintf("%s/%s", paths()->share, rundir);
-
-		remove_tree(dir);
-		free(dir);
-	}
+	remove_run_dir(rundir);
 	free(rundir);
+	free(r.share_out);
+	unlock_guest(lock);
+	return r.status < 0 ? 1 : r.status;
+}
+
+/* ktap --vm-exec CMD: one shell command in the guest (to look around) */
+int vm_exec(const char *command, const struct options *opt)
+{
+	struct run_state r = { .status = -1 };
+	int lock;
+
+	vm_verbose = opt->verbose;
+	r.out = stdout;
+	lock = session_open(opt, &r.g, &r.c);
+	if (lock < 0)
+		return 1;
+	run_line(&r, command);
+	conn_close(&r.c);
 	unlock_guest(lock);
 	return r.status < 0 ? 1 : r.status;
 }
