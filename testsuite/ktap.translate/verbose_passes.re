@@ -1,0 +1,2 @@
+ktap_probes\[\] = \{
+KTAP_PROBE_BEGIN
