@@ -708,6 +708,9 @@ static void request_stop(struct run *r, const char *why)
 	if (r->state != RUNNING)
 		return;
 	info("stopping: %s", why);
+	/* empty the buffers first, so the end probes' output has room */
+	while (read_relay(&r->ch, &r->m) > 0)
+		;
 	r->stop_time = now();
 	if (ctl_write(&r->ch, "stop") < 0) {
 		err("cannot stop the script: %s", strerror(errno));

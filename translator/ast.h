@@ -56,6 +56,10 @@ struct symbol {
 	int index;			/* slot number within its scope */
 	bool written, read;
 	struct global_decl *global;	/* SYM_GLOBAL */
+	/* statistics: the histogram kept, fixed by the first @hist_* use */
+	int hist_kind;			/* 0 none, 1 log, 2 linear */
+	int64_t hist_lo, hist_hi, hist_step;
+	struct srcloc hist_loc;
 };
 
 /* ---- operators (expr->op), independent of the lexer's token kinds ---- */

@@ -62,17 +62,49 @@ static void show_source_line(const struct srcloc *loc)
 	fputs("^\n", stderr);
 }
 
+/* One probe body can be resolved several times (an alias that expands to
+ * several points); say each thing once. Returns true if already said. */
+static bool said_before(const struct srcloc *loc, const char *label,
+			const char *msg)
+{
+	static char **said;
+	static int nsaid;
+	char *key;
+	int i;
+
+	if (!loc || !loc->src)
+		return false;
+	key = xasprintf("%s:%d:%d:%s:%s", loc->src->name, loc->line, loc->col,
+			label, msg);
+	for (i = 0; i < nsaid; i++) {
+		if (strcmp(said[i], key) == 0) {
+			free(key);
+			return true;
+		}
+	}
+	said = xrealloc(said, (nsaid + 1) * sizeof(*said));
+	said[nsaid++] = key;
+	return false;
+}
+
 static void report(const struct srcloc *loc, const char *label,
 		   const char *fmt, va_list ap)
 {
+	char *msg;
+
+	if (vasprintf(&msg, fmt, ap) < 0)
+		return;
+	if (said_before(loc, label, msg)) {
+		free(msg);
+		return;
+	}
 	if (loc && loc->src)
 		fprintf(stderr, "%s:%d:%d: ", loc->src->name, loc->line,
 			loc->col);
 	else
 		fputs("ktap: ", stderr);
-	fprintf(stderr, "%s: ", label);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "%s: %s\n", label, msg);
+	free(msg);
 	if (loc)
 		show_source_line(loc);
 }

@@ -25,13 +25,17 @@ struct emitter {
 	const struct program *prog;
 	const struct options *opt;
 	struct strbuf *body;		/* the function being written */
-	struct strbuf frame;		/* its frame's temporaries */
-	int ntemps;
+	/* temporaries live for one statement: each statement reuses the
+	 * slots from the start, the frame holds the most any one needs */
+	int nstr, nlong, nkeys;		/* in use by the current statement */
+	int maxstr, maxlong, maxkeys;
 	int nlabels;
 	int indent;
 	struct loop_labels loops[MAX_LOOP_DEPTH];
 	int nloops;
 	const struct function *fn;	/* NULL in a probe handler */
+	int niters;			/* foreach iterators in this frame */
+	bool uses_agg;			/* the frame needs a struct ktap_stat_agg */
 	const char *c_file;		/* the generated file's name, for #line */
 };
 
@@ -57,15 +61,25 @@ static void line(struct emitter *em, const char *fmt, ...)
 	free(text);
 }
 
+static int take_slot(int *used, int *max)
+{
+	int n = (*used)++;
+
+	if (*used > *max)
+		*max = *used;
+	return n;
+}
+
 static char *new_temp(struct emitter *em, enum type t)
 {
-	int n = em->ntemps++;
-
 	if (t == TY_STRING)
-		sb_printf(&em->frame, "\tchar t%d[MAXSTRINGLEN];\n", n);
-	else
-		sb_printf(&em->frame, "\tint64_t t%d;\n", n);
-	return xasprintf("f->t%d", n);
+		return xasprintf("f->ts%d", take_slot(&em->nstr, &em->maxstr));
+	return xasprintf("f->tl%d", take_slot(&em->nlong, &em->maxlong));
+}
+
+static void free_temps(struct emitter *em)
+{
+	em->nstr = em->nlong = em->nkeys = 0;
 }
 
 static int new_label(struct emitter *em)
@@ -132,6 +146,16 @@ static char *function_name(const struct function *fn)
 /* ---- expressions ---- */
 
 static char *emit_expr(struct emitter *em, const struct expr *e);
+
+/* arrays and statistics, further down */
+static char *emit_index_read(struct emitter *em, const struct expr *e);
+static char *emit_in(struct emitter *em, const struct expr *e);
+static char *emit_index_assign(struct emitter *em, const struct expr *e);
+static char *emit_index_incdec(struct emitter *em, const struct expr *e);
+static char *emit_stat_add(struct emitter *em, const struct expr *e);
+static char *emit_stat_op(struct emitter *em, const struct expr *e);
+static char *emit_hist_index(struct emitter *em, const struct expr *e);
+static void emit_print_hist(struct emitter *em, const struct expr *h, bool newline);
 
 static const char *c_operator(enum op op)
 {
@@ -465,6 +489,10 @@ static char *emit_builtin(struct emitter *em, const struct expr *e)
 				      print_format(e, 1, escape_percent(e->args[0]->str), ln),
 				      1, to_string);
 	default:
+		if (e->nargs == 1 && e->args[0]->kind == EX_HIST) {
+			emit_print_hist(em, e->args[0], ln);
+			return xstrdup("0");
+		}
 		return emit_formatted(em, e, print_format(e, 0, NULL, ln), 0,
 				      to_string);
 	}
@@ -485,6 +513,16 @@ static char *emit_expr(struct emitter *em, const struct expr *e)
 		return xasprintf("((int64_t)%d)", em->opt->nscript_args);
 	case EX_VAR:
 		return var_name(e->sym);
+	case EX_INDEX:
+		return emit_index_read(em, e);
+	case EX_IN:
+		return emit_in(em, e);
+	case EX_STAT_ADD:
+		return emit_stat_add(em, e);
+	case EX_STAT_OP:
+		return emit_stat_op(em, e);
+	case EX_HIST_INDEX:
+		return emit_hist_index(em, e);
 	case EX_UNARY:
 		return emit_unary(em, e);
 	case EX_BINARY: {
@@ -509,9 +547,11 @@ static char *emit_expr(struct emitter *em, const struct expr *e)
 	case EX_TERNARY:
 		return emit_ternary(em, e);
 	case EX_ASSIGN:
-		return emit_assign(em, e);
+		return e->lhs->kind == EX_INDEX ? emit_index_assign(em, e)
+						: emit_assign(em, e);
 	case EX_INCDEC:
-		return emit_incdec(em, e);
+		return e->lhs->kind == EX_INDEX ? emit_index_incdec(em, e)
+						: emit_incdec(em, e);
 	case EX_CALL:
 		return e->builtin ? emit_builtin(em, e) : emit_function_call(em, e);
 	default:
@@ -520,9 +560,302 @@ static char *emit_expr(struct emitter *em, const struct expr *e)
 	}
 }
 
-/* ---- statements ---- */
+static void emit_action(struct emitter *em, const struct stmt *s);
+
+/* ---- arrays and statistics (runtime/map.h) ---- */
+
+static bool is_map(const struct symbol *s)
+{
+	return s->kind == SYM_GLOBAL && (s->nkeys > 0 || s->type == TY_STATS);
+}
+
+/* the key tuple of a[k1, k2] in a frame slot; '*' leaves a hole and sets
+ * its bit in *wild */
+static char *emit_keys(struct emitter *em, const struct expr *e, unsigned *wild)
+{
+	char *k;
+	int i;
+
+	if (e->kind != EX_INDEX && e->kind != EX_IN)
+		return xstrdup("NULL");
+	k = xasprintf("f->tk%d", take_slot(&em->nkeys, &em->maxkeys));
+	if (wild)
+		*wild = 0;
+	for (i = 0; i < e->nargs; i++) {
+		const struct expr *a = e->args[i];
+		char *v;
+
+		if (a->kind == EX_STAR) {
+			if (wild)
+				*wild |= 1u << i;
+			continue;
+		}
+		v = emit_expr(em, a);
+		if (a->type == TY_STRING) {
+			char *t = new_temp(em, TY_STRING);
+
+			line(em, "ktap_strcpy(%s, %s);", t, v);
+			line(em, "%s[%d].s = %s;", k, i, t);
+		} else {
+			line(em, "%s[%d].n = %s;", k, i, v);
+		}
+	}
+	return k;
+}
+
+static char *loc_string(const struct srcloc *loc, const char *what)
+{
+	return near(loc, what);
+}
+
+static char *emit_index_read(struct emitter *em, const struct expr *e)
+{
+	char *k = emit_keys(em, e, NULL);
+	char *t = new_temp(em, e->type);
+
+	if (e->type == TY_STRING)
+		line(em, "ktap_strcpy(%s, ktap_map_get_str(g_%s, %s));", t, e->sym->name, k);
+	else
+		line(em, "%s = ktap_map_get_long(g_%s, %s);", t, e->sym->name, k);
+	return t;
+}
+
+static char *emit_in(struct emitter *em, const struct expr *e)
+{
+	unsigned wild = 0;
+	char *k = emit_keys(em, e, &wild);
+	char *t = new_temp(em, TY_LONG);
+
+	if (wild)
+		line(em, "%s = ktap_map_exists_slice(g_%s, %s, %uu);", t, e->sym->name, k, wild);
+	else
+		line(em, "%s = ktap_map_exists(g_%s, %s);", t, e->sym->name, k);
+	return t;
+}
+
+/* a[k] = v, a[k] op= v, a[k] .= v */
+static char *emit_index_assign(struct emitter *em, const struct expr *e)
+{
+	const struct expr *lhs = e->lhs;
+	char *k = emit_keys(em, lhs, NULL);
+	char *v = emit_expr(em, e->rhs);
+	char *loc = loc_string(&e->loc, xasprintf("array '%s'", lhs->sym->name));
+	const char *m = xasprintf("g_%s", lhs->sym->name);
+	char *t = new_temp(em, lhs->sym->type);
+
+	if (lhs->sym->type == TY_STRING) {
+		if (e->op == OP_CONCAT_ASSIGN)
+			line(em, "ktap_strcat(%s, ktap_map_get_str(%s, %s), %s);", t, m, k, v);
+		else
+			line(em, "ktap_strcpy(%s, %s);", t, v);
+		line(em, "ktap_map_set_str(c, %s, %s, %s, %s);", m, k, t, loc);
+	} else if (e->op == OP_ASSIGN) {
+		line(em, "%s = %s;", t, v);
+		line(em, "ktap_map_set_long(c, %s, %s, %s, %s);", m, k, t, loc);
+	} else if (e->op == OP_ADD_ASSIGN || e->op == OP_SUB_ASSIGN) {
+		line(em, "%s = ktap_map_add_long(c, %s, %s, %s(%s), %s);", t, m, k,
+		     e->op == OP_SUB_ASSIGN ? "-" : "", v, loc);
+	} else {
+		char *old = new_temp(em, TY_LONG);
+
+		line(em, "%s = ktap_map_get_long(%s, %s);", old, m, k);
+		line(em, "%s = %s;", t, arith(em, e->op, old, v, &e->loc));
+		line(em, "ktap_map_set_long(c, %s, %s, %s, %s);", m, k, t, loc);
+	}
+	check_error(em);
+	return t;
+}
+
+static char *emit_index_incdec(struct emitter *em, const struct expr *e)
+{
+	char *k = emit_keys(em, e->lhs, NULL);
+	char *t = new_temp(em, TY_LONG);
+	int delta = e->op == OP_INC ? 1 : -1;
+
+	line(em, "%s = ktap_map_add_long(c, g_%s, %s, %d, %s);", t, e->lhs->sym->name,
+	     k, delta, loc_string(&e->loc, xasprintf("array '%s'", e->lhs->sym->name)));
+	check_error(em);
+	if (e->postfix)
+		line(em, "%s -= %d;", t, delta);
+	return t;
+}
+
+static char *emit_stat_add(struct emitter *em, const struct expr *e)
+{
+	char *k = emit_keys(em, e->lhs, NULL);
+	char *v = emit_expr(em, e->rhs);
+
+	line(em, "ktap_map_stat_add(c, g_%s, %s, %s, %s);", e->lhs->sym->name, k, v,
+	     loc_string(&e->loc, "operator '<<<'"));
+	check_error(em);
+	return xstrdup("0");
+}
+
+/* fetch the merged statistic into the frame's aggregate; the result says
+ * whether it has any data */
+static char *emit_stat_fetch(struct emitter *em, const struct expr *operand)
+{
+	char *k = emit_keys(em, operand, NULL);
+	char *has = new_temp(em, TY_LONG);
+
+	em->uses_agg = true;
+	line(em, "%s = ktap_map_stat_get(g_%s, %s, &f->agg);", has, operand->sym->name, k);
+	return has;
+}
+
+static char *emit_stat_op(struct emitter *em, const struct expr *e)
+{
+	char *has = emit_stat_fetch(em, e->lhs);
+	char *t = new_temp(em, TY_LONG);
+	const char *op = e->str;
+
+	if (strcmp(op, "count") == 0 || strcmp(op, "sum") == 0) {
+		line(em, "%s = %s ? f->agg.%s : 0;", t, has, op);
+		return t;
+	}
+	/* min, max, avg and variance of nothing have no answer */
+	line(em, "if (!%s) {", has);
+	line(em, "\tktap_error(c, \"empty aggregate\", %s);",
+	     loc_string(&e->loc, xasprintf("@%s", op)));
+	line(em, "\tgoto out;");
+	line(em, "}");
+	if (strcmp(op, "avg") == 0)
+		line(em, "%s = ktap_stat_avg(&f->agg);", t);
+	else if (strcmp(op, "variance") == 0)
+		line(em, "%s = ktap_stat_variance(&f->agg);", t);
+	else
+		line(em, "%s = f->agg.%s;", t, op);
+	return t;
+}
+
+static char *hist_desc(const struct symbol *s)
+{
+	return xasprintf("g_%s_desc.hist", s->name);
+}
+
+static void emit_print_hist(struct emitter *em, const struct expr *h, bool newline)
+{
+	char *has = emit_stat_fetch(em, h->lhs);
+
+	line(em, "if (%s)", has);
+	line(em, "\tktap_print_hist(c, &f->agg, &%s);", hist_desc(h->lhs->sym));
+	if (newline)
+		line(em, "ktap_print_str(c, \"\\n\");");
+}
+
+static char *emit_hist_index(struct emitter *em, const struct expr *e)
+{
+	char *has = emit_stat_fetch(em, e->lhs->lhs);
+	char *i = emit_expr(em, e->rhs);
+	char *t = new_temp(em, TY_LONG);
+
+	line(em, "%s = %s ? ktap_stat_bucket(&f->agg, &%s, %s) : 0;", t, has,
+	     hist_desc(e->lhs->lhs->sym), i);
+	return t;
+}
+
+static void emit_delete(struct emitter *em, const struct stmt *s)
+{
+	const struct expr *e = s->expr;
+	const struct symbol *sym = e->sym;
+
+	if (!sym)
+		return;
+	if (e->kind == EX_INDEX) {
+		unsigned wild = 0;
+		char *k = emit_keys(em, e, &wild);
+
+		if (wild)
+			line(em, "ktap_map_delete_slice(g_%s, %s, %uu);", sym->name, k, wild);
+		else
+			line(em, "ktap_map_delete(g_%s, %s);", sym->name, k);
+	} else if (is_map(sym)) {
+		line(em, "ktap_map_clear(g_%s);", sym->name);
+	} else if (sym->type == TY_STRING) {
+		line(em, "%s[0] = '\\0';", var_name(sym));
+	} else {
+		line(em, "%s = 0;", var_name(sym));
+	}
+}
+
+static char agg_letter(const char *stat)
+{
+	if (!stat || strcmp(stat, "count") == 0)
+		return 'c';
+	if (strcmp(stat, "sum") == 0)
+		return 's';
+	if (strcmp(stat, "min") == 0)
+		return 'm';
+	if (strcmp(stat, "max") == 0)
+		return 'M';
+	return 'a';
+}
+
+/* assign a loop variable from the iterator */
+static void emit_iter_key(struct emitter *em, const char *it,
+			  const struct expr *var, int n)
+{
+	if (var->sym->type == TY_STRING)
+		line(em, "ktap_strcpy(%s, ktap_map_iter_key_str(%s, %d));",
+		     var_name(var->sym), it, n);
+	else
+		line(em, "%s = ktap_map_iter_key_long(%s, %d);", var_name(var->sym), it, n);
+}
 
 static void emit_stmt(struct emitter *em, const struct stmt *s);
+
+static void emit_foreach(struct emitter *em, const struct stmt *s)
+{
+	const struct foreach_info *fe = s->fe;
+	const struct symbol *a = fe->array->sym;
+	struct loop_labels l = { new_label(em), new_label(em) };
+	char *it = xasprintf("f->it%d", em->niters++);
+	char *limit = xstrdup("0");
+	char *slice = xstrdup("NULL");
+	unsigned wild = 0;
+	int i;
+
+	if (!a)
+		return;
+	if (em->nloops >= MAX_LOOP_DEPTH) {
+		diag_error(&s->loc, "loops are nested too deeply");
+		return;
+	}
+	if (fe->limit)
+		limit = emit_expr(em, fe->limit);
+	if (fe->array->kind == EX_INDEX)
+		slice = emit_keys(em, fe->array, &wild);
+	line(em, "%s = ktap_map_iter_start(c, g_%s, %d, %d, '%c', %s, %s, %uu, %s);",
+	     it, a->name, fe->sort_dir ? (fe->sort_key < 0 ? 0 : fe->sort_key) : 0,
+	     fe->sort_dir, agg_letter(fe->sort_stat), limit, slice, wild,
+	     loc_string(&s->loc, "foreach"));
+	line(em, "if (!%s)", it);
+	line(em, "\tgoto out;");
+	line(em, "while (ktap_map_iter_next(%s)) {", it);
+	em->indent++;
+	emit_action(em, s);
+	for (i = 0; i < fe->nkeys; i++)
+		emit_iter_key(em, it, fe->keys[i], i + 1);
+	if (fe->value && fe->value->sym) {
+		if (fe->value->sym->type == TY_STRING)
+			line(em, "ktap_strcpy(%s, ktap_map_iter_value_str(%s));",
+			     var_name(fe->value->sym), it);
+		else
+			line(em, "%s = ktap_map_iter_value_long(%s);",
+			     var_name(fe->value->sym), it);
+	}
+	em->loops[em->nloops++] = l;
+	emit_stmt(em, s->then);
+	em->nloops--;
+	em->indent--;
+	line(em, "cont%d: __maybe_unused;", l.cont);
+	line(em, "}");
+	line(em, "brk%d: __maybe_unused;", l.brk);
+	line(em, "ktap_map_iter_end(%s);", it);
+	line(em, "%s = NULL;", it);
+}
+
+/* ---- statements ---- */
 
 static void emit_action(struct emitter *em, const struct stmt *s)
 {
@@ -605,6 +938,7 @@ static void emit_stmt(struct emitter *em, const struct stmt *s)
 
 	if (!s)
 		return;
+	free_temps(em);
 	if (s->kind != ST_BLOCK && s->kind != ST_NULL)
 		emit_action(em, s);
 	switch (s->kind) {
@@ -641,6 +975,12 @@ static void emit_stmt(struct emitter *em, const struct stmt *s)
 	case ST_RETURN:
 		emit_return(em, s);
 		break;
+	case ST_DELETE:
+		emit_delete(em, s);
+		break;
+	case ST_FOREACH:
+		emit_foreach(em, s);
+		break;
 	default:
 		diag_error(&s->loc, "this ktap cannot translate this statement yet");
 		break;
@@ -648,6 +988,32 @@ static void emit_stmt(struct emitter *em, const struct stmt *s)
 }
 
 /* ---- frames, functions, probes ---- */
+
+/* the frame's iterators and aggregate, after its temporaries */
+static void frame_extras(struct emitter *em, struct strbuf *out)
+{
+	int i;
+
+	for (i = 0; i < em->maxstr; i++)
+		sb_printf(out, "\tchar ts%d[MAXSTRINGLEN];\n", i);
+	for (i = 0; i < em->maxlong; i++)
+		sb_printf(out, "\tint64_t tl%d;\n", i);
+	for (i = 0; i < em->maxkeys; i++)
+		sb_printf(out, "\tunion ktap_key tk%d[KTAP_MAX_KEYS];\n", i);
+	for (i = 0; i < em->niters; i++)
+		sb_printf(out, "\tstruct ktap_map_iter *it%d;\n", i);
+	if (em->uses_agg)
+		sb_puts(out, "\tstruct ktap_stat_agg agg;\n");
+}
+
+/* an error or 'next' may leave a foreach early: end its iteration */
+static void end_iterators(struct emitter *em, struct strbuf *out)
+{
+	int i;
+
+	for (i = 0; i < em->niters; i++)
+		sb_printf(out, "\tif (f->it%d)\n\t\tktap_map_iter_end(f->it%d);\n", i, i);
+}
 
 static void frame_var(struct strbuf *sb, const struct symbol *s, const char *prefix)
 {
@@ -659,12 +1025,13 @@ static void frame_var(struct strbuf *sb, const struct symbol *s, const char *pre
 
 static void begin_body(struct emitter *em, struct strbuf *body)
 {
-	memset(&em->frame, 0, sizeof(em->frame));
-	sb_puts(&em->frame, "");
 	em->body = body;
-	em->ntemps = 0;
+	em->nstr = em->nlong = em->nkeys = 0;
+	em->maxstr = em->maxlong = em->maxkeys = 0;
 	em->indent = 1;
 	em->nloops = 0;
+	em->niters = 0;
+	em->uses_agg = false;
 }
 
 static char *function_signature(const struct function *fn)
@@ -740,7 +1107,8 @@ static void emit_function(struct emitter *em, struct strbuf *out,
 	for (i = 0; i < fn->nlocals; i++)
 		if (fn->locals[i]->kind == SYM_LOCAL)
 			frame_var(out, fn->locals[i], "l_");
-	sb_printf(out, "%s\tchar unused;\n};\n\n", em->frame.buf);
+	frame_extras(em, out);
+	sb_puts(out, "\tchar unused;\n};\n\n");
 	sb_printf(out, "%s\n{\n", function_signature(fn));
 	sb_printf(out, "\tstruct frame_%s *f;\n", name);
 	if (fn->ret_type == TY_LONG)
@@ -754,7 +1122,9 @@ static void emit_function(struct emitter *em, struct strbuf *out,
 		       "\tif (!f) {\n\t\tktap_nest_leave(c);\n\t\treturn%s;\n\t}\n",
 		  fn->ret_type == TY_LONG ? " 0" : "");
 	sb_puts(out, body.buf ? body.buf : "");
-	sb_printf(out, "out: __maybe_unused;\n\tktap_frame_pop(c, sizeof(*f));\n"
+	sb_puts(out, "out: __maybe_unused;\n");
+	end_iterators(em, out);
+	sb_printf(out, "\tktap_frame_pop(c, sizeof(*f));\n"
 		       "\tktap_nest_leave(c);\n%s}\n\n",
 		  fn->ret_type == TY_LONG ? "\treturn retval;\n" : "");
 	em->fn = NULL;
@@ -794,7 +1164,8 @@ static void emit_probe(struct emitter *em, struct strbuf *out,
 	sb_printf(out, "struct frame_probe_%d {\n", rp->index);
 	for (i = 0; i < rp->nlocals; i++)
 		frame_var(out, rp->locals[i], "l_");
-	sb_printf(out, "%s\tchar unused;\n};\n\n", em->frame.buf);
+	frame_extras(em, out);
+	sb_puts(out, "\tchar unused;\n};\n\n");
 	emit_lock_tables(out, rp);
 	sb_printf(out, "static void probe_%d(struct ktap_context *c)\n{\n"
 		       "\tstruct frame_probe_%d *f;\n\n", rp->index, rp->index);
@@ -803,7 +1174,9 @@ static void emit_probe(struct emitter *em, struct strbuf *out,
 			       "\t\treturn;\n", rp->index, rp->index, rp->nglobals_used);
 	sb_puts(out, "\tf = ktap_frame_push(c, sizeof(*f));\n\tif (!f)\n\t\tgoto unlock;\n");
 	sb_puts(out, body.buf ? body.buf : "");
-	sb_printf(out, "out: __maybe_unused;\n\tktap_frame_pop(c, sizeof(*f));\nunlock:\n");
+	sb_puts(out, "out: __maybe_unused;\n");
+	end_iterators(em, out);
+	sb_printf(out, "\tktap_frame_pop(c, sizeof(*f));\nunlock:\n");
 	if (rp->nglobals_used)
 		sb_printf(out, "\tktap_unlock_globals(probe_%d_locks, probe_%d_writes, %d);\n",
 			  rp->index, rp->index, rp->nglobals_used);
@@ -812,27 +1185,60 @@ static void emit_probe(struct emitter *em, struct strbuf *out,
 
 /* ---- the file ---- */
 
-static void emit_globals(struct emitter *em, struct strbuf *out)
+static const char *vtype(enum type t)
 {
+	return t == TY_STRING ? "KTAP_STRING" : t == TY_STATS ? "KTAP_STATS" : "KTAP_LONG";
+}
+
+static void emit_map_global(struct strbuf *out, const struct symbol *g)
+{
+	const struct global_decl *d = g->global;
 	int i;
 
+	sb_printf(out, "static struct ktap_map *g_%s;\n", g->name);
+	sb_printf(out, "static const struct ktap_map_desc g_%s_desc = {\n"
+		       "\t.name = \"%s\", .nkeys = %d, .value_type = %s,\n\t.key_types = {",
+		  g->name, g->name, g->nkeys, vtype(g->type));
+	for (i = 0; i < g->nkeys; i++)
+		sb_printf(out, " %s,", vtype(g->key_types[i] == TY_STRING ? TY_STRING : TY_LONG));
+	sb_printf(out, " },\n\t.max_entries = %lld, .wrap = %s,\n",
+		  (long long)d->max_entries, d->wrap ? "true" : "false");
+	sb_printf(out, "\t.hist = { %d, %lldLL, %lldLL, %lldLL },\n};\n",
+		  g->hist_kind, (long long)g->hist_lo, (long long)g->hist_hi,
+		  (long long)g->hist_step);
+}
+
+static void emit_globals(struct emitter *em, struct strbuf *out)
+{
+	struct strbuf init = { 0 }, fini = { 0 };
+	int i;
+
+	sb_puts(&init, "");
+	sb_puts(&fini, "");
 	for (i = 0; i < em->prog->nglobals; i++) {
 		const struct symbol *g = em->prog->globals[i];
-		const struct expr *init = g->global->init;
+		const struct expr *initval = g->global->init;
 
-		if (g->nkeys) {
-			diag_error(&g->loc, "arrays are not translated by this ktap yet");
-			continue;
-		}
-		if (g->type == TY_STRING)
+		if (is_map(g)) {
+			emit_map_global(out, g);
+			sb_printf(&init, "\tg_%s = ktap_map_new(&g_%s_desc);\n"
+					 "\tif (!g_%s)\n\t\treturn -ENOMEM;\n",
+				  g->name, g->name, g->name);
+			sb_printf(&fini, "\tktap_map_free(g_%s);\n\tg_%s = NULL;\n",
+				  g->name, g->name);
+		} else if (g->type == TY_STRING) {
 			sb_printf(out, "static char g_%s[MAXSTRINGLEN] = %s;\n", g->name,
-				  init ? c_string(init->str) : "\"\"");
-		else
+				  initval ? c_string(initval->str) : "\"\"");
+		} else {
 			sb_printf(out, "static int64_t g_%s = %lldLL;\n", g->name,
-				  init ? (long long)init->num : 0LL);
+				  initval ? (long long)initval->num : 0LL);
+		}
 		sb_printf(out, "static DEFINE_RWLOCK(g_%s_lock);\n", g->name);
 	}
-	sb_puts(out, "\nstatic int ktap_globals_init(void)\n{\n\treturn 0;\n}\n\n");
+	sb_printf(out, "\nstatic int ktap_globals_init(void)\n{\n%s\treturn 0;\n}\n\n",
+		  init.buf);
+	sb_printf(out, "static void ktap_globals_exit(void)\n{\n%s}\n"
+		       "#define ktap_globals_exit ktap_globals_exit\n\n", fini.buf);
 }
 
 static const char *kind_name(enum probe_kind k)

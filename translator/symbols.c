@@ -139,7 +139,7 @@ static struct symbol *lookup_array(struct resolver *r, struct scope *sc,
 	if (!s)
 		s = sym_find_global(r, e->str, sc->file);
 	if (!s || s->kind != SYM_GLOBAL) {
-		diag_error(&e->loc, "'%s' is used as an array but is not a global: add 'global %s'",
+		diag_error(&e->loc, "'%s' is used as an array or statistic, so it must be a global: add 'global %s'",
 			   e->str, e->str);
 		return NULL;
 	}
@@ -232,6 +232,64 @@ static void resolve_call(struct resolver *r, struct scope *sc, struct expr *e)
 
 /* ---- walking the tree ---- */
 
+/* the operand of <<<, @count(...), @hist_log(...): a global, maybe indexed */
+static void resolve_stat_operand(struct resolver *r, struct scope *sc,
+				 struct expr *e)
+{
+	int i;
+
+	if (e->kind == EX_VAR) {
+		e->sym = lookup_array(r, sc, e, 0);
+		return;
+	}
+	if (e->kind == EX_INDEX) {
+		for (i = 0; i < e->nargs; i++)
+			sym_resolve_expr(r, sc, e->args[i]);
+		e->sym = lookup_array(r, sc, e, e->nargs);
+		return;
+	}
+	diag_error(&e->loc, "statistics live in a global or a global array element");
+}
+
+/* foreach ([k1, k2] in a[...]) */
+static void resolve_foreach(struct resolver *r, struct scope *sc, struct stmt *s)
+{
+	struct foreach_info *fe = s->fe;
+	struct expr *a = fe->array;
+	int i;
+
+	if (a->kind == EX_HIST) {
+		diag_error(&a->loc, "foreach over histogram buckets is not translated by this ktap yet");
+		return;
+	}
+	for (i = 0; i < a->nargs && a->kind == EX_INDEX; i++)
+		sym_resolve_expr(r, sc, a->args[i]);
+	a->sym = lookup_array(r, sc, a, fe->nkeys);
+	if (a->kind == EX_INDEX && a->nargs != fe->nkeys)
+		diag_error(&a->loc, "the slice has %d keys but the loop has %d variables",
+			   a->nargs, fe->nkeys);
+	for (i = 0; i < fe->nkeys; i++)
+		sym_resolve_expr(r, sc, fe->keys[i]);
+	sym_resolve_expr(r, sc, fe->value);
+	sym_resolve_expr(r, sc, fe->limit);
+}
+
+/* delete a[k], delete a, delete x */
+static void resolve_delete(struct resolver *r, struct scope *sc, struct stmt *s)
+{
+	struct expr *e = s->expr;
+
+	if (e->kind == EX_INDEX) {
+		sym_resolve_expr(r, sc, e);
+		return;
+	}
+	if (e->kind == EX_VAR) {
+		sym_resolve_expr(r, sc, e);
+		return;
+	}
+	diag_error(&e->loc, "delete takes a variable, an array or an array element");
+}
+
 static void resolve_args(struct resolver *r, struct scope *sc, struct expr *e)
 {
 	int i;
@@ -268,13 +326,22 @@ void sym_resolve_expr(struct resolver *r, struct scope *sc, struct expr *e)
 	case EX_DEFINED:
 		diag_error(&e->loc, "target expressions need a debuginfo probe (kernel.function), which this ktap cannot resolve yet");
 		return;
+	case EX_STAT_ADD:
 	case EX_STAT_OP:
 	case EX_HIST:
-	case EX_STAT_ADD:
+		resolve_stat_operand(r, sc, e->lhs);
+		sym_resolve_expr(r, sc, e->rhs);
+		resolve_args(r, sc, e);
+		return;
 	case EX_REGEX:
 		diag_error(&e->loc, "this ktap does not translate '%s' yet",
-			   e->kind == EX_REGEX ? op_text(e->op) :
-			   e->kind == EX_STAT_ADD ? "<<<" : "@stat");
+			   op_text(e->op));
+		return;
+	case EX_EMBEDDED:
+	case EX_CONST:
+	case EX_PROBEWRITE:
+	case EX_MEMBER:
+		diag_error(&e->loc, "this ktap does not translate this expression yet");
 		return;
 	default:
 		break;
@@ -293,11 +360,14 @@ void sym_resolve_stmt(struct resolver *r, struct scope *sc, struct stmt *s)
 		return;
 	switch (s->kind) {
 	case ST_FOREACH:
+		resolve_foreach(r, sc, s);
+		sym_resolve_stmt(r, sc, s->then);
+		return;
 	case ST_DELETE:
+		resolve_delete(r, sc, s);
+		return;
 	case ST_TRY:
-		diag_error(&s->loc, "this ktap does not translate '%s' statements yet",
-			   s->kind == ST_FOREACH ? "foreach" :
-			   s->kind == ST_DELETE ? "delete" : "try");
+		diag_error(&s->loc, "this ktap does not translate 'try' statements yet");
 		return;
 	case ST_NEXT:
 		if (sc->fn)

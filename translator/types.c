@@ -63,11 +63,128 @@ static enum type symbol_type(struct resolver *r, struct expr *e, enum type want)
 	return s->type;
 }
 
+/* the keys of a[k1, k2] (or a slice, or [k1, k2] in a) against a's key types */
+static void infer_keys(struct resolver *r, struct expr *e)
+{
+	struct symbol *s = e->sym;
+	int i;
+
+	if (!s)
+		return;
+	for (i = 0; i < e->nargs && i < s->nkeys; i++) {
+		enum type t;
+		char *what;
+
+		if (e->args[i]->kind == EX_STAR)
+			continue;
+		t = infer_expr(r, e->args[i], s->key_types[i]);
+		if (t == TY_STATS) {
+			if (r->report_types)
+				diag_error(&e->args[i]->loc, "an array key cannot be a statistic");
+			continue;
+		}
+		what = xasprintf("key %d of array '%s'", i + 1, s->name);
+		types_unify(r, &s->key_types[i], NULL, t, &e->args[i]->loc, what);
+	}
+}
+
+static bool has_star(const struct expr *e)
+{
+	int i;
+
+	for (i = 0; i < e->nargs; i++)
+		if (e->args[i]->kind == EX_STAR)
+			return true;
+	return false;
+}
+
+/* a[k] as a value */
+static enum type infer_index(struct resolver *r, struct expr *e, enum type want)
+{
+	infer_keys(r, e);
+	if (has_star(e) && r->report_types)
+		diag_error(&e->loc, "'*' selects many elements: only delete, 'in' and foreach take a slice");
+	if (e->sym)
+		e->sym->read = true;
+	return symbol_type(r, e, want);
+}
+
+/* x <<< v, @count(x), @hist_log(x[k]): x must be statistics */
+static void infer_stat_operand(struct resolver *r, struct expr *e)
+{
+	if (!e->sym)
+		return;
+	if (e->kind == EX_INDEX)
+		infer_keys(r, e);
+	else if (e->sym->nkeys > 0 && r->report_types)
+		diag_error(&e->loc, "'%s' is an array: name an element, e.g. %s[...]",
+			   e->sym->name, e->sym->name);
+	symbol_type(r, e, TY_STATS);
+}
+
+static bool constant_arg(struct resolver *r, struct expr *e, int64_t *v)
+{
+	infer_expr(r, e, TY_LONG);
+	if (e->kind == EX_NUMBER) {
+		*v = e->num;
+		return true;
+	}
+	if (r->report_types)
+		diag_error(&e->loc, "the bounds of @hist_linear must be numbers");
+	return false;
+}
+
+/* @hist_log(x) / @hist_linear(x, lo, hi, step): one histogram per statistic */
+static void infer_hist(struct resolver *r, struct expr *e)
+{
+	struct symbol *s = e->lhs->sym;
+	int kind = strcmp(e->str, "hist_log") == 0 ? 1 : 2;
+	int64_t lo = 0, hi = 0, step = 0;
+
+	infer_stat_operand(r, e->lhs);
+	if (kind == 2) {
+		bool ok = constant_arg(r, e->args[0], &lo) &
+			  constant_arg(r, e->args[1], &hi) &
+			  constant_arg(r, e->args[2], &step);
+
+		if (!ok)
+			return;
+		if ((step <= 0 || hi <= lo) && r->report_types) {
+			diag_error(&e->loc, "@hist_linear wants low < high and a positive step");
+			return;
+		}
+		if ((hi - lo) / step > 1000 && r->report_types) {
+			diag_error(&e->loc, "@hist_linear would have more than 1000 buckets");
+			return;
+		}
+	}
+	if (!s)
+		return;
+	if (!s->hist_kind) {
+		s->hist_kind = kind;
+		s->hist_lo = lo;
+		s->hist_hi = hi;
+		s->hist_step = step;
+		s->hist_loc = e->loc;
+		return;
+	}
+	if ((s->hist_kind != kind || s->hist_lo != lo || s->hist_hi != hi ||
+	     s->hist_step != step) && r->report_types && e->loc.line != s->hist_loc.line) {
+		diag_error(&e->loc, "'%s' already keeps another histogram", s->name);
+		diag_note(&s->hist_loc, "the first one is here");
+	}
+}
+
 static enum type infer_assign(struct resolver *r, struct expr *e)
 {
 	enum type lt, rt;
 
-	if (e->lhs->kind != EX_VAR) {
+	if (e->lhs->kind == EX_INDEX) {
+		infer_keys(r, e->lhs);
+		if (has_star(e->lhs) && r->report_types)
+			diag_error(&e->lhs->loc, "cannot assign to a slice");
+	}
+	if (e->lhs->kind != EX_VAR && e->lhs->kind != EX_INDEX) {
 		if (r->report_types)
 			diag_error(&e->lhs->loc, "cannot assign to this expression");
 		return TY_UNKNOWN;
@@ -159,9 +276,19 @@ static enum type infer_builtin(struct resolver *r, struct expr *e)
 				diag_error(&e->args[i]->loc, "statistics cannot be printed directly");
 		break;
 	default:
-		for (i = 0; i < e->nargs; i++)
-			if (infer_expr(r, e->args[i], TY_UNKNOWN) == TY_STATS && r->report_types)
+		for (i = 0; i < e->nargs; i++) {
+			enum type t = infer_expr(r, e->args[i], TY_UNKNOWN);
+
+			if (e->args[i]->kind == EX_HIST) {
+				if ((e->builtin != BI_PRINT && e->builtin != BI_PRINTLN) ||
+				    e->nargs != 1) {
+					if (r->report_types)
+						diag_error(&e->args[i]->loc, "a histogram can only be printed alone, with print or println");
+				}
+			} else if (t == TY_STATS && r->report_types) {
 				diag_error(&e->args[i]->loc, "statistics cannot be printed directly");
+			}
+		}
 		break;
 	}
 	return (e->builtin == BI_SPRINT || e->builtin == BI_SPRINTLN ||
@@ -210,7 +337,42 @@ static enum type infer_expr(struct resolver *r, struct expr *e, enum type want)
 	case EX_VAR:
 		if (e->sym)
 			e->sym->read = true;
+		if (e->sym && e->sym->nkeys > 0 && r->report_types)
+			diag_error(&e->loc, "'%s' is an array: use an element, e.g. %s[...]",
+				   e->sym->name, e->sym->name);
 		t = symbol_type(r, e, want);
+		if (t == TY_STATS && r->report_types)
+			diag_error(&e->loc, "'%s' holds statistics: read it with @count, @sum, @avg, ...",
+				   e->sym->name);
+		break;
+	case EX_INDEX:
+		t = infer_index(r, e, want);
+		if (t == TY_STATS && r->report_types)
+			diag_error(&e->loc, "this element holds statistics: read it with @count, @sum, @avg, ...");
+		break;
+	case EX_IN:
+		infer_keys(r, e);
+		t = TY_LONG;
+		break;
+	case EX_STAT_ADD:
+		infer_stat_operand(r, e->lhs);
+		expect(r, e->rhs, TY_LONG, "the value added with '<<<'");
+		t = TY_VOID;
+		break;
+	case EX_STAT_OP:
+		infer_stat_operand(r, e->lhs);
+		if (e->rhs)
+			expect(r, e->rhs, TY_LONG, "the bit-shift of @variance");
+		t = TY_LONG;
+		break;
+	case EX_HIST:
+		infer_hist(r, e);
+		t = TY_STATS;
+		break;
+	case EX_HIST_INDEX:
+		infer_hist(r, e->lhs);
+		expect(r, e->rhs, TY_LONG, "a histogram bucket number");
+		t = TY_LONG;
 		break;
 	case EX_UNARY:
 		expect(r, e->lhs, TY_LONG, xasprintf("the operand of '%s'", op_text(e->op)));
@@ -252,7 +414,12 @@ static enum type infer_expr(struct resolver *r, struct expr *e, enum type want)
 		t = infer_assign(r, e);
 		break;
 	case EX_INCDEC:
-		if (e->lhs->kind != EX_VAR) {
+		if (e->lhs->kind == EX_INDEX) {
+			infer_keys(r, e->lhs);
+			if (e->lhs->sym)
+				e->lhs->sym->written = e->lhs->sym->read = true;
+			symbol_type(r, e->lhs, TY_LONG);
+		} else if (e->lhs->kind != EX_VAR) {
 			if (r->report_types)
 				diag_error(&e->loc, "'%s' needs a variable", op_text(e->op));
 		} else {
@@ -293,6 +460,50 @@ static void infer_return(struct resolver *r, struct stmt *s, struct function *fn
 	types_unify(r, &fn->ret_type, NULL, t, &s->expr->loc, what);
 }
 
+/* foreach: loop variables take the array's key types, the value its type */
+static void infer_foreach(struct resolver *r, struct foreach_info *fe)
+{
+	struct symbol *a = fe->array->sym;
+	int i;
+
+	if (!a)
+		return;
+	a->read = true;
+	if (fe->array->kind == EX_INDEX)
+		infer_keys(r, fe->array);
+	for (i = 0; i < fe->nkeys && i < a->nkeys; i++) {
+		struct symbol *k = fe->keys[i]->sym;
+		char *what = xasprintf("key %d of array '%s'", i + 1, a->name);
+
+		if (!k)
+			continue;
+		k->written = true;
+		types_unify(r, &a->key_types[i], NULL, k->type, &fe->keys[i]->loc, what);
+		types_unify(r, &k->type, &k->type_loc, a->key_types[i], &fe->keys[i]->loc,
+			    xasprintf("loop variable '%s'", k->name));
+	}
+	if (fe->value && fe->value->sym) {
+		struct symbol *v = fe->value->sym;
+
+		v->written = true;
+		if (a->type == TY_STATS) {
+			if (r->report_types)
+				diag_error(&fe->value->loc, "the values of '%s' are statistics: use @count(%s[...]) and friends in the loop",
+					   a->name, a->name);
+		} else {
+			types_unify(r, &v->type, &v->type_loc, a->type, &fe->value->loc,
+				    xasprintf("'%s'", v->name));
+			types_unify(r, &a->type, &a->type_loc, v->type, &fe->value->loc,
+				    xasprintf("'%s'", a->name));
+		}
+	}
+	if (fe->sort_stat && a->type != TY_STATS && a->type != TY_UNKNOWN && r->report_types)
+		diag_error(&fe->array->loc, "sorting on @%s needs an array of statistics",
+			   fe->sort_stat);
+	if (fe->limit)
+		expect(r, fe->limit, TY_LONG, "the limit of foreach");
+}
+
 static void infer_cond(struct resolver *r, struct expr *e)
 {
 	if (e)
@@ -328,6 +539,16 @@ static void infer_stmt(struct resolver *r, struct stmt *s, struct function *fn)
 		break;
 	case ST_RETURN:
 		infer_return(r, s, fn);
+		break;
+	case ST_FOREACH:
+		infer_foreach(r, s->fe);
+		infer_stmt(r, s->then, fn);
+		break;
+	case ST_DELETE:
+		if (s->expr->kind == EX_INDEX)
+			infer_keys(r, s->expr);
+		if (s->expr->sym)
+			s->expr->sym->written = true;
 		break;
 	default:
 		break;
@@ -442,6 +663,14 @@ static void uses_in_stmt(struct program *prog, struct stmt *s,
 		return;
 	for (i = 0; i < s->nbody; i++)
 		uses_in_stmt(prog, s->body[i], u, fn_uses);
+	if (s->kind == ST_DELETE && s->expr)
+		use_global(u, s->expr->sym, true);
+	if (s->kind == ST_FOREACH) {
+		/* iterating sorts into the array's own storage */
+		use_global(u, s->fe->array->sym, true);
+		uses_in_expr(prog, s->fe->array, u, fn_uses);
+		uses_in_expr(prog, s->fe->limit, u, fn_uses);
+	}
 	uses_in_stmt(prog, s->init, u, fn_uses);
 	uses_in_expr(prog, s->expr, u, fn_uses);
 	uses_in_expr(prog, s->step, u, fn_uses);
@@ -466,9 +695,13 @@ static void uses_in_expr(struct program *prog, struct expr *e,
 
 	if (!e)
 		return;
-	if (e->kind == EX_VAR)
+	if (e->kind == EX_VAR || e->kind == EX_INDEX || e->kind == EX_IN)
 		use_global(u, e->sym, false);
 	if ((e->kind == EX_ASSIGN || e->kind == EX_INCDEC) && e->lhs)
+		use_global(u, e->lhs->sym, true);
+	/* reading an aggregate merges every CPU's part: exclusive. Adding
+	 * with <<< only needs the read lock: each CPU adds to its own part */
+	if ((e->kind == EX_STAT_OP || e->kind == EX_HIST) && e->lhs)
 		use_global(u, e->lhs->sym, true);
 	if (e->kind == EX_CALL && e->fn) {
 		int fi = function_index(prog, e->fn);
