@@ -35,6 +35,7 @@ struct emitter {
 	int nloops;
 	const struct function *fn;	/* NULL in a probe handler */
 	int niters;			/* foreach iterators in this frame */
+	const char *err_label;		/* where an error jumps: out, or a catch */
 	bool uses_agg;			/* the frame needs a struct ktap_stat_agg */
 	const char *c_file;		/* the generated file's name, for #line */
 };
@@ -121,7 +122,7 @@ static char *near(const struct srcloc *loc, const char *what)
 static void check_error(struct emitter *em)
 {
 	line(em, "if (unlikely(c->error))");
-	line(em, "\tgoto out;");
+	line(em, "\tgoto %s;", em->err_label);
 }
 
 /* ---- names ---- */
@@ -202,7 +203,7 @@ static char *arith(struct emitter *em, enum op op, const char *a, const char *b,
 		line(em, "if (unlikely(%s == 0)) {", tb);
 		line(em, "\tktap_error(c, \"division by zero\", %s);",
 		     near(loc, xasprintf("operator '%s'", mod ? "%" : "/")));
-		line(em, "\tgoto out;");
+		line(em, "\tgoto %s;", em->err_label);
 		line(em, "}");
 		if (mod)
 			line(em, "%s = %s == -1 ? 0 : %s %% %s;", res, tb, ta, tb);
@@ -717,7 +718,7 @@ static char *emit_stat_op(struct emitter *em, const struct expr *e)
 	line(em, "if (!%s) {", has);
 	line(em, "\tktap_error(c, \"empty aggregate\", %s);",
 	     loc_string(&e->loc, xasprintf("@%s", op)));
-	line(em, "\tgoto out;");
+	line(em, "\tgoto %s;", em->err_label);
 	line(em, "}");
 	if (strcmp(op, "avg") == 0)
 		line(em, "%s = ktap_stat_avg(&f->agg);", t);
@@ -830,7 +831,7 @@ static void emit_foreach(struct emitter *em, const struct stmt *s)
 	     fe->sort_dir, agg_letter(fe->sort_stat), limit, slice, wild,
 	     loc_string(&s->loc, "foreach"));
 	line(em, "if (!%s)", it);
-	line(em, "\tgoto out;");
+	line(em, "\tgoto %s;", em->err_label);
 	line(em, "while (ktap_map_iter_next(%s)) {", it);
 	em->indent++;
 	emit_action(em, s);
@@ -862,7 +863,7 @@ static void emit_action(struct emitter *em, const struct stmt *s)
 	line(em, "if (unlikely(ktap_action(c, %s)))",
 	     c_string(xasprintf("%s:%d:%d", s->loc.src ? s->loc.src->name : "?",
 				s->loc.line, s->loc.col)));
-	line(em, "\tgoto out;");
+	line(em, "\tgoto %s;", em->err_label);
 }
 
 static void emit_block_body(struct emitter *em, const struct stmt *s)
@@ -917,6 +918,37 @@ static void emit_loop(struct emitter *em, const struct stmt *s)
 	em->indent--;
 	line(em, "}");
 	line(em, "brk%d: __maybe_unused;", l.brk);
+}
+
+/* try { body } catch (msg) { handler }: an error in body jumps to the
+ * catch, which takes the message and clears the error */
+static void emit_try(struct emitter *em, const struct stmt *s)
+{
+	int catch_label = new_label(em), done_label = new_label(em);
+	const char *outer = em->err_label;
+	int first_iter = em->niters, i;
+
+	em->err_label = xasprintf("catch%d", catch_label);
+	line(em, "{");
+	emit_block_body(em, s->then);
+	line(em, "}");
+	em->err_label = outer;
+	line(em, "goto done%d;", done_label);
+	line(em, "catch%d: __maybe_unused;", catch_label);
+	/* a foreach the error left early */
+	for (i = first_iter; i < em->niters; i++) {
+		line(em, "if (f->it%d) {", i);
+		line(em, "\tktap_map_iter_end(f->it%d);", i);
+		line(em, "\tf->it%d = NULL;", i);
+		line(em, "}");
+	}
+	if (s->catch_var && s->catch_var->sym)
+		line(em, "ktap_strcpy(%s, c->error);", var_name(s->catch_var->sym));
+	line(em, "c->error = NULL;");
+	line(em, "{");
+	emit_block_body(em, s->catch_body);
+	line(em, "}");
+	line(em, "done%d: __maybe_unused;", done_label);
 }
 
 static void emit_return(struct emitter *em, const struct stmt *s)
@@ -981,6 +1013,9 @@ static void emit_stmt(struct emitter *em, const struct stmt *s)
 	case ST_FOREACH:
 		emit_foreach(em, s);
 		break;
+	case ST_TRY:
+		emit_try(em, s);
+		break;
 	default:
 		diag_error(&s->loc, "this ktap cannot translate this statement yet");
 		break;
@@ -1032,6 +1067,7 @@ static void begin_body(struct emitter *em, struct strbuf *body)
 	em->nloops = 0;
 	em->niters = 0;
 	em->uses_agg = false;
+	em->err_label = "out";
 }
 
 static char *function_signature(const struct function *fn)

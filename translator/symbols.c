@@ -367,7 +367,9 @@ void sym_resolve_stmt(struct resolver *r, struct scope *sc, struct stmt *s)
 		resolve_delete(r, sc, s);
 		return;
 	case ST_TRY:
-		diag_error(&s->loc, "this ktap does not translate 'try' statements yet");
+		sym_resolve_stmt(r, sc, s->then);
+		sym_resolve_expr(r, sc, s->catch_var);
+		sym_resolve_stmt(r, sc, s->catch_body);
 		return;
 	case ST_NEXT:
 		if (sc->fn)

@@ -544,6 +544,16 @@ static void infer_stmt(struct resolver *r, struct stmt *s, struct function *fn)
 		infer_foreach(r, s->fe);
 		infer_stmt(r, s->then, fn);
 		break;
+	case ST_TRY:
+		infer_stmt(r, s->then, fn);
+		if (s->catch_var && s->catch_var->sym) {
+			s->catch_var->sym->written = true;
+			types_unify(r, &s->catch_var->sym->type, &s->catch_var->sym->type_loc,
+				    TY_STRING, &s->catch_var->loc,
+				    xasprintf("'%s'", s->catch_var->sym->name));
+		}
+		infer_stmt(r, s->catch_body, fn);
+		break;
 	case ST_DELETE:
 		if (s->expr->kind == EX_INDEX)
 			infer_keys(r, s->expr);
@@ -676,6 +686,7 @@ static void uses_in_stmt(struct program *prog, struct stmt *s,
 	uses_in_expr(prog, s->step, u, fn_uses);
 	uses_in_stmt(prog, s->then, u, fn_uses);
 	uses_in_stmt(prog, s->els, u, fn_uses);
+	uses_in_stmt(prog, s->catch_body, u, fn_uses);
 }
 
 static int function_index(struct program *prog, struct function *fn)
