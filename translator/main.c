@@ -3,6 +3,7 @@
  * ktap [options] [SCRIPT.stp | -e 'SCRIPT'] [ARGS...]
  * Passes: 1 parse, 2 resolve, 3 emit C, 4 build the module, 5 run it.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
@@ -186,11 +187,46 @@ static void set_preprocessor_env(const struct options *opt)
 	lexer_set_env(&env);
 }
 
+/* .stpm files on the tapset path hold @define macros every script sees */
+static void load_macro_dir(const char *dir)
+{
+	struct dirent **names;
+	int n, i;
+
+	n = scandir(dir, &names, NULL, alphasort);
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(names[i]->d_name);
+
+		if (len > 5 && strcmp(names[i]->d_name + len - 5, ".stpm") == 0) {
+			struct source *src =
+				source_from_file(xasprintf("%s/%s", dir, names[i]->d_name));
+
+			if (src) {
+				src->is_tapset = true;
+				parse_source(src);
+			}
+		}
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+}
+
+static void load_macro_files(const struct options *opt)
+{
+	int i;
+
+	for (i = 0; i < opt->ninclude_dirs; i++)
+		load_macro_dir(opt->include_dirs[i]);
+	load_macro_dir(xasprintf("%s/tapsets", opt->data_dir));
+}
+
 static struct file *pass1_parse(const struct options *opt)
 {
 	struct source *src;
 
 	set_preprocessor_env(opt);
+	load_macro_files(opt);
 	if (opt->script_text)
 		src = source_from_string("<input>", opt->script_text);
 	else

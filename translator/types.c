@@ -352,21 +352,29 @@ static enum type infer_expr(struct resolver *r, struct expr *e, enum type want)
 		break;
 	case EX_IN:
 		infer_keys(r, e);
+		if (e->sym)
+			e->sym->read = true;
 		t = TY_LONG;
 		break;
 	case EX_STAT_ADD:
 		infer_stat_operand(r, e->lhs);
+		if (e->lhs->sym)
+			e->lhs->sym->written = true;
 		expect(r, e->rhs, TY_LONG, "the value added with '<<<'");
 		t = TY_VOID;
 		break;
 	case EX_STAT_OP:
 		infer_stat_operand(r, e->lhs);
+		if (e->lhs->sym)
+			e->lhs->sym->read = true;
 		if (e->rhs)
 			expect(r, e->rhs, TY_LONG, "the bit-shift of @variance");
 		t = TY_LONG;
 		break;
 	case EX_HIST:
 		infer_hist(r, e);
+		if (e->lhs->sym)
+			e->lhs->sym->read = true;
 		t = TY_STATS;
 		break;
 	case EX_HIST_INDEX:
@@ -631,6 +639,50 @@ static void apply_declared_types(struct resolver *r)
 	}
 }
 
+/* ---- warnings about the user's own variables ---- */
+
+static bool in_user_script(const struct symbol *s)
+{
+	return s->loc.src && !s->loc.src->is_tapset;
+}
+
+static void warn_locals(struct symbol **syms, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		const struct symbol *s = syms[i];
+
+		if (s->kind != SYM_LOCAL || !in_user_script(s))
+			continue;
+		if (s->read && !s->written)
+			diag_warning(&s->loc, "variable '%s' is read but never given a value", s->name);
+		else if (s->written && !s->read)
+			diag_warning(&s->loc, "variable '%s' is given a value that is never read", s->name);
+	}
+}
+
+static void warn_unused(struct resolver *r)
+{
+	struct program *prog = r->prog;
+	int i;
+
+	for (i = 0; i < prog->nprobes; i++)
+		warn_locals(prog->probes[i]->locals, prog->probes[i]->nlocals);
+	for (i = 0; i < prog->nfunctions; i++)
+		warn_locals(prog->functions[i]->locals, prog->functions[i]->nlocals);
+	for (i = 0; i < prog->nglobals; i++) {
+		const struct symbol *g = prog->globals[i];
+
+		if (!in_user_script(g))
+			continue;
+		if (g->read && !g->written && !g->global->init)
+			diag_warning(&g->loc, "global '%s' is read but nothing gives it a value", g->name);
+		else if (!g->read && !g->written)
+			diag_warning(&g->loc, "global '%s' is never used", g->name);
+	}
+}
+
 void types_infer(struct resolver *r)
 {
 	int rounds = 0;
@@ -643,6 +695,7 @@ void types_infer(struct resolver *r)
 	r->report_types = true;
 	infer_round(r);
 	report_unknowns(r);
+	warn_unused(r);
 }
 
 /* ---- which globals each handler touches ---- */
