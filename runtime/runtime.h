@@ -14,6 +14,8 @@
  *   context.h    per-CPU context, enter/leave, errors, frames, locks
  *   print.h      print buffer, printf/sprintf
  *   kstring.h    string operations
+ *   stat.h       statistics: per-CPU accumulation, merging, histograms
+ *   map.h        associative arrays (statistics arrays are per CPU)
  *   uaccess.h    no-fault reads of kernel and user memory
  *   time.h       timer probes, clocks
  *   module.h     (included last by the generated file) state machine,
@@ -57,6 +59,8 @@
 #include "context.h"
 #include "print.h"
 #include "kstring.h"
+#include "stat.h"
+#include "map.h"
 #include "uaccess.h"
 #include "time.h"
 

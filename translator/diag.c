@@ -17,19 +17,50 @@ bool diag_no_warnings;
 bool diag_warnings_are_errors;
 
 static int nerrors;
+static FILE *stream;	/* where messages go; NULL = stderr */
+
+/* send messages to f (the fuzzer: /dev/null) */
+void diag_set_stream(FILE *f)
+{
+	stream = f;
+}
+
+static FILE *out(void)
+{
+	return stream ? stream : stderr;
+}
 
 int diag_error_count(void)
 {
 	return nerrors;
 }
 
+static const struct source *last_src;
+static const char *last_p;
+static int last_line;
+static char **said;
+static int nsaid;
+
+/* forget every error and message so far (the fuzzer, between inputs) */
+void diag_reset(void)
+{
+	int i;
+
+	for (i = 0; i < nsaid; i++)
+		xfree(said[i]);
+	xfree(said);
+	said = NULL;
+	nsaid = 0;
+	last_src = NULL;
+	last_p = NULL;
+	last_line = 0;
+	nerrors = 0;
+}
+
 /* The start of line `line` (1-based) in src, or NULL. Errors mostly
  * come in source order, so the search goes on from the last answer. */
 static const char *line_start(const struct source *src, int line)
 {
-	static const struct source *last_src;
-	static const char *last_p;
-	static int last_line;
 	const char *p = src->text;
 	int n = 1;
 	if (src == last_src && last_line <= line) {
@@ -56,10 +87,10 @@ static void show_source_line(const struct srcloc *loc)
 	if (!p)
 		return;
 	int len = (int)strcspn(p, "\n");
-	fprintf(stderr, "    %.*s\n    ", len, p);
+	fprintf(out(), "    %.*s\n    ", len, p);
 	for (int i = 0; i < loc->col - 1 && i < len; i++)
-		fputc(p[i] == '\t' ? '\t' : ' ', stderr);
-	fputs("^\n", stderr);
+		fputc(p[i] == '\t' ? '\t' : ' ', out());
+	fputs("^\n", out());
 }
 
 /* One probe body can be resolved several times (an alias that expands to
@@ -67,8 +98,6 @@ static void show_source_line(const struct srcloc *loc)
 static bool said_before(const struct srcloc *loc, const char *label,
 			const char *msg)
 {
-	static char **said;
-	static int nsaid;
 	char *key;
 	int i;
 
@@ -78,7 +107,7 @@ static bool said_before(const struct srcloc *loc, const char *label,
 			label, msg);
 	for (i = 0; i < nsaid; i++) {
 		if (strcmp(said[i], key) == 0) {
-			free(key);
+			xfree(key);
 			return true;
 		}
 	}
@@ -99,11 +128,11 @@ static void report(const struct srcloc *loc, const char *label,
 		return;
 	}
 	if (loc && loc->src)
-		fprintf(stderr, "%s:%d:%d: ", loc->src->name, loc->line,
+		fprintf(out(), "%s:%d:%d: ", loc->src->name, loc->line,
 			loc->col);
 	else
-		fputs("ktap: ", stderr);
-	fprintf(stderr, "%s: %s\n", label, msg);
+		fputs("ktap: ", out());
+	fprintf(out(), "%s: %s\n", label, msg);
 	free(msg);
 	if (loc)
 		show_source_line(loc);
@@ -160,7 +189,7 @@ static int edit_distance(const char *a, const char *b)
 		}
 	}
 	int d = row[lb];
-	free(row);
+	xfree(row);
 	return d;
 }
 

@@ -20,12 +20,15 @@
 
 void *xalloc(size_t size);			/* zeroed; exits on failure */
 void *xrealloc(void *p, size_t size);
+void xfree(void *p);				/* for blocks from x...() */
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *read_whole_file(const char *path, size_t *len);	/* NULL + errno */
 double now_seconds(void);			/* monotonic */
 long peak_rss_kb(void);
+void arena_begin(void);		/* record every allocation from here on */
+void arena_release(void);	/* free them all (the fuzzer, per input) */
 
 /* a growable string, for emitters and printers */
 struct strbuf {
@@ -48,6 +51,8 @@ void diag_warning(const struct srcloc *loc, const char *fmt, ...)
 void diag_note(const struct srcloc *loc, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int diag_error_count(void);
+void diag_reset(void);				/* count from zero again */
+void diag_set_stream(FILE *f);			/* default stderr */
 extern bool diag_no_warnings;			/* -w */
 extern bool diag_warnings_are_errors;		/* -W */
 const char *diag_closest(const char *word, const char *const *candidates,

@@ -106,10 +106,12 @@ const struct pp_env *lexer_env(void)
 	return &env;
 }
 
+static char *kconfig;	/* the kernel .config, once loaded */
+
 /* The kernel .config, loaded on first use, with a leading newline. */
 static const char *kconfig_text(void)
 {
-	static char *text;
+	char *text = kconfig;
 	if (text)
 		return text;
 	const char *paths[3] = {env.kconfig_path, NULL, NULL};
@@ -122,11 +124,10 @@ static const char *kconfig_text(void)
 		char *t = read_whole_file(paths[i], NULL);
 		if (t)
 			text = xasprintf("\n%s", t);
-		free(t);
+		xfree(t);
 	}
-	if (!text)
-		text = "";
-	return text;
+	kconfig = text ? text : "";
+	return kconfig;
 }
 
 /* The value of CONFIG_x ("y", "m", ...), "" if unset. */
@@ -541,6 +542,16 @@ struct macro {
 };
 
 static struct macro *macros;
+
+/* forget the macros, the environment and the .config (the fuzzer, between
+ * inputs: their memory goes with the arena) */
+void lexer_reset(void)
+{
+	macros = NULL;
+	memset(&env, 0, sizeof(env));
+	env_ready = false;
+	kconfig = NULL;
+}
 
 struct pp {
 	struct source *src;
@@ -1110,7 +1121,7 @@ struct token *lex_source(struct source *src, int *ntokens)
 		arr[i] = *P.out[i];
 		arr[i].next = i + 1 < P.nout ? &arr[i + 1] : NULL;
 	}
-	free(P.out);
+	xfree(P.out);
 	if (ntokens)
 		*ntokens = P.nout;
 	return arr;

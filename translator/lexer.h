@@ -70,6 +70,7 @@ struct pp_env {
 /* Set before lexing; unset fields keep the host's defaults (uname). */
 void lexer_set_env(const struct pp_env *env);
 const struct pp_env *lexer_env(void);
+void lexer_reset(void);		/* back to the state before any lexing */
 
 /* The preprocessed tokens of src, ending with TK_EOF; errors go to diag.
  * Macros defined in a ".stpm" source stay visible for later sources. */

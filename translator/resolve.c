@@ -57,7 +57,7 @@ static void load_tapset_dir(struct resolver *r, const char *dir)
 			*tail = f;
 		}
 	}
-	free(names);
+	xfree(names);
 }
 
 static void load_tapsets(struct resolver *r)
@@ -195,7 +195,7 @@ static void suggest_point(struct resolver *r, const struct probe_point *pp)
 	}
 	if (best)
 		diag_note(&pp->loc, "did you mean '%s'?", best);
-	free(names);
+	xfree(names);
 }
 
 static struct expansion *expand_point(struct resolver *r,

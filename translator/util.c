@@ -3,8 +3,14 @@
  * Allocation never fails: on OOM we print one line and exit, so callers
  * never check for NULL. Nothing is freed; the translator is a short-lived
  * process and every pass keeps its tree until exit.
+ *
+ * The one exception is the fuzzer, which runs passes 1 and 2 on thousands
+ * of scripts in one process: between arena_begin() and arena_release()
+ * every block handed out here is recorded, and arena_release() frees them
+ * all at once. Code that frees a block early uses xfree(), never free().
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -17,20 +23,119 @@ static void out_of_memory(size_t size)
 	exit(1);
 }
 
+/* ---- the arena: a set of live blocks (open addressing, linear probing) ---- */
+
+static struct {
+	bool open;
+	void **slots;		/* NULL = empty */
+	size_t cap, n;		/* cap is a power of two, n <= cap / 2 */
+} arena;
+
+static size_t arena_slot(const void *p)
+{
+	return (size_t)(((uintptr_t)p >> 4) * 0x9e3779b97f4a7c15ULL) &
+	       (arena.cap - 1);
+}
+
+static void arena_insert(void *p)
+{
+	size_t i = arena_slot(p);
+
+	while (arena.slots[i] && arena.slots[i] != p)
+		i = (i + 1) & (arena.cap - 1);
+	if (!arena.slots[i])
+		arena.n++;
+	arena.slots[i] = p;
+}
+
+static void arena_add(void *p)
+{
+	if (!arena.open)
+		return;
+	if (2 * (arena.n + 1) > arena.cap) {
+		void **old = arena.slots;
+		size_t oldcap = arena.cap, i;
+
+		arena.cap = oldcap ? 2 * oldcap : 4096;
+		arena.slots = calloc(arena.cap, sizeof(*arena.slots));
+		if (!arena.slots)
+			out_of_memory(arena.cap * sizeof(*arena.slots));
+		arena.n = 0;
+		for (i = 0; i < oldcap; i++)
+			if (old[i])
+				arena_insert(old[i]);
+		free(old);
+	}
+	arena_insert(p);
+}
+
+/* forget p; the entries after it move back so that no probe chain breaks */
+static void arena_remove(void *p)
+{
+	size_t mask = arena.cap - 1, i, j;
+
+	if (!arena.open || !p)
+		return;
+	for (i = arena_slot(p); arena.slots[i] != p; i = (i + 1) & mask)
+		if (!arena.slots[i])
+			return;
+	arena.slots[i] = NULL;
+	arena.n--;
+	for (j = (i + 1) & mask; arena.slots[j]; j = (j + 1) & mask) {
+		size_t home = arena_slot(arena.slots[j]);
+
+		/* leave it if its home is cyclically in (i, j] */
+		if (i <= j ? (home > i && home <= j) : (home > i || home <= j))
+			continue;
+		arena.slots[i] = arena.slots[j];
+		arena.slots[j] = NULL;
+		i = j;
+	}
+}
+
+void arena_begin(void)
+{
+	arena.open = true;
+}
+
+/* free every block allocated since arena_begin() */
+void arena_release(void)
+{
+	size_t i;
+
+	for (i = 0; i < arena.cap; i++)
+		free(arena.slots[i]);
+	free(arena.slots);
+	arena.slots = NULL;
+	arena.cap = arena.n = 0;
+	arena.open = false;
+}
+
 void *xalloc(size_t size)
 {
 	void *p = calloc(1, size ? size : 1);
 	if (!p)
 		out_of_memory(size);
+	arena_add(p);
 	return p;
 }
 
 void *xrealloc(void *p, size_t size)
 {
-	p = realloc(p, size ? size : 1);
-	if (!p)
+	void *q = realloc(p, size ? size : 1);
+	if (!q)
 		out_of_memory(size);
-	return p;
+	if (q != p) {
+		arena_remove(p);
+		arena_add(q);
+	}
+	return q;
+}
+
+void xfree(void *p)
+{
+	arena_remove(p);
+	free(p);
 }
 
 char *xstrndup(const char *s, size_t n)
@@ -79,7 +184,7 @@ char *read_whole_file(const char *path, size_t *len)
 	int err = ferror(f) ? errno : 0;
 	fclose(f);
 	if (err) {
-		free(sb.buf);
+		xfree(sb.buf);
 		errno = err;
 		return NULL;
 	}

@@ -40,22 +40,20 @@ int probes_resolve(const struct probe_point *pp, struct concrete_point *out)
 /* the probe point as text, e.g. kprobe.function("vfs_read").return */
 char *probe_point_text(const struct probe_point *pp)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	struct strbuf sb = { 0 };
 	int i;
 
+	sb_puts(&sb, "");
 	for (i = 0; i < pp->ncomps; i++) {
 		const struct pp_component *c = &pp->comps[i];
 
-		fprintf(f, "%s%s", i ? "." : "", c->name);
+		sb_printf(&sb, "%s%s", i ? "." : "", c->name);
 		if (c->has_arg && c->arg_is_string)
-			fprintf(f, "(\"%s\")", c->str_arg);
+			sb_printf(&sb, "(\"%s\")", c->str_arg);
 		else if (c->has_arg)
-			fprintf(f, "(%lld)", (long long)c->num_arg);
+			sb_printf(&sb, "(%lld)", (long long)c->num_arg);
 	}
-	fclose(f);
-	return buf;
+	return sb.buf;
 }
 
 bool pp_is(const struct probe_point *pp, int i, const char *name)
