@@ -154,7 +154,8 @@ int build_module(const char *c_code, const struct options *opt, char **ko_path)
 {
 	const char *kdir = kernel_build_dir(opt);
 	const char *name = module_name_of(c_code);
-	char tmpl[] = "/tmp/ktapXXXXXX";
+	const char *tmpdir = getenv("TMPDIR");
+	char *tmpl = xasprintf("%s/ktapXXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
 	char *ko;
 
 	if (!kdir)
