@@ -91,15 +91,28 @@ static int write_file(const char *path, const char *text)
 	return 0;
 }
 
+/* a line of make's chatter or of gcc's include chain: not worth showing */
+static bool build_noise(const char *line)
+{
+	while (*line == ' ')
+		line++;
+	return strncmp(line, "make", 4) == 0 || strncmp(line, "In file included from", 21) == 0 ||
+	       strncmp(line, "from ", 5) == 0 || strncmp(line, "CC [M]", 6) == 0;
+}
+
 /* show what the compiler said; #line makes script errors name the script */
 static void show_build_log(const char *log_path)
 {
 	size_t len;
 	char *log = read_whole_file(log_path, &len);
+	char *line, *save = NULL;
 
 	fprintf(stderr, "ktap: building the module failed:\n");
-	if (log)
-		fputs(log, stderr);
+	if (!log)
+		return;
+	for (line = strtok_r(log, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (!build_noise(line))
+			fprintf(stderr, "%s\n", line);
 	free(log);
 }
 
