@@ -83,6 +83,9 @@ struct ktap_probe {
 	bool optional;
 };
 
+/* Groups a regex may have, group 0 (the whole match) included (regex.h). */
+#define KTAP_RE_MAXGROUPS 16
+
 /**
  * struct ktap_context - state of the probe hit running on this CPU
  * @regs: registers at the probe (kprobe, kretprobe, timer); else NULL
@@ -97,6 +100,9 @@ struct ktap_probe {
  * @print_buf: this CPU's print buffer: a record header, then output
  * @print_len: bytes of output in @print_buf
  * @scratch: MAXSTRINGLEN bytes for runtime helpers (ktap_sprintf())
+ * @re_ngroups: regex.h: groups of the last =~ of this hit; 0 if it failed
+ * @re_caps: regex.h: its groups' start and end offsets in @re_subject, -1 unset
+ * @re_subject: regex.h: MAXSTRINGLEN bytes, a copy of its subject
  * @errbuf: storage of @error
  */
 struct ktap_context {
@@ -112,10 +118,21 @@ struct ktap_context {
 	char *print_buf;
 	size_t print_len;
 	char *scratch;
+	int re_ngroups;
+	int re_caps[2 * KTAP_RE_MAXGROUPS];
+	char *re_subject;
 	char errbuf[KTAP_ERRLEN];
 };
 
 static struct ktap_context __percpu *ktap_contexts;
+
+#ifndef KTAP_NO_OVERLOAD
+/* handler time on this CPU in the current overload window */
+static DEFINE_PER_CPU(u64, ktap_ovl_window_start);
+static DEFINE_PER_CPU(u64, ktap_ovl_busy_ns);
+static DEFINE_PER_CPU(u64, ktap_hit_start);
+#endif
+
 
 /* print.h: write this CPU's print buffer out as one record. */
 static void ktap_print_flush(struct ktap_context *c);
@@ -135,7 +152,7 @@ static int ktap_context_init(void)
 	for_each_possible_cpu(cpu) {
 		struct ktap_context *c = per_cpu_ptr(ktap_contexts, cpu);
 		char *mem = kvzalloc_node(KTAP_FRAME_SIZE + KTAP_PRINT_BUFSIZE +
-					  MAXSTRINGLEN, GFP_KERNEL,
+					  2 * MAXSTRINGLEN, GFP_KERNEL,
 					  cpu_to_node(cpu));
 
 		if (!mem)
@@ -143,6 +160,7 @@ static int ktap_context_init(void)
 		c->frame = mem;
 		c->print_buf = mem + KTAP_FRAME_SIZE;
 		c->scratch = c->print_buf + KTAP_PRINT_BUFSIZE;
+		c->re_subject = c->scratch + MAXSTRINGLEN;
 	}
 	return 0;
 }
@@ -211,6 +229,9 @@ static inline struct ktap_context *ktap_enter(const struct ktap_probe *probe,
 		return NULL;
 
 	c = this_cpu_ptr(ktap_contexts);
+#ifndef KTAP_NO_OVERLOAD
+	__this_cpu_write(ktap_hit_start, local_clock());
+#endif
 	c->regs = regs;
 	c->probe = probe;
 	c->pp = probe->pp;
@@ -220,6 +241,7 @@ static inline struct ktap_context *ktap_enter(const struct ktap_probe *probe,
 	c->error = NULL;
 	c->frame_used = 0;
 	c->print_len = 0;
+	c->re_ngroups = 0;
 	return c;
 }
 
@@ -251,6 +273,51 @@ static void ktap_report_error(struct ktap_context *c)
 		ktap_request_exit(c);
 }
 
+static atomic_t ktap_limit_reported = ATOMIC_INIT(0);
+
+/**
+ * ktap_stop_for_limit() - stop the script because a limit was passed
+ * @c: the context
+ * @msg: the message for ktap-run, naming the limit
+ *
+ * Only the first limit passed is reported.
+ */
+static void ktap_stop_for_limit(struct ktap_context *c, const char *msg)
+{
+	if (atomic_cmpxchg(&ktap_limit_reported, 0, 1))
+		return;
+	ktap_ctl_send("error %s", msg);
+	ktap_request_exit(c);
+}
+
+/**
+ * ktap_check_limits() - the limits that span probe hits
+ * @c: the context of the hit that is ending
+ *
+ * MAXSKIPPED: too many hits could not run (reentered, lock contention,
+ * missed kprobes). The overload guard: this CPU spent more than
+ * KTAP_OVERLOAD_THRESHOLD_NS in handlers within KTAP_OVERLOAD_INTERVAL_NS.
+ */
+static inline void ktap_check_limits(struct ktap_context *c)
+{
+#ifndef KTAP_NO_OVERLOAD
+	u64 now = local_clock();
+	u64 *start = this_cpu_ptr(&ktap_ovl_window_start);
+	u64 *busy = this_cpu_ptr(&ktap_ovl_busy_ns);
+
+	if (now - *start > KTAP_OVERLOAD_INTERVAL_NS) {
+		*start = now;
+		*busy = 0;
+	}
+	*busy += now - __this_cpu_read(ktap_hit_start);
+	if (unlikely(*busy > KTAP_OVERLOAD_THRESHOLD_NS))
+		ktap_stop_for_limit(c, "probe overhead exceeded the overload threshold "
+				    "(KTAP_OVERLOAD_THRESHOLD_NS); -D KTAP_NO_OVERLOAD disables the guard");
+#endif
+	if (unlikely(atomic_read(&ktap_skipped_atomic) > MAXSKIPPED))
+		ktap_stop_for_limit(c, "skipped too many probe hits (MAXSKIPPED)");
+}
+
 /**
  * ktap_leave() - end a probe hit started by ktap_enter()
  * @c: the context
@@ -264,6 +331,7 @@ static inline void ktap_leave(struct ktap_context *c)
 	ktap_print_flush(c);
 	if (unlikely(c->error))
 		ktap_report_error(c);
+	ktap_check_limits(c);
 	ktap_busy_dec();
 }
 

@@ -30,6 +30,22 @@
 #endif
 
 /* Errors tolerated before the script is stopped (0: the first one stops it). */
+#ifndef MAXSKIPPED
+#define MAXSKIPPED 100		/* probe hits that could not run, then stop */
+#endif
+
+/*
+ * The overload guard: a script whose handlers take more than
+ * KTAP_OVERLOAD_THRESHOLD_NS of any one CPU's time in a window of
+ * KTAP_OVERLOAD_INTERVAL_NS is stopped. -D KTAP_NO_OVERLOAD turns it off.
+ */
+#ifndef KTAP_OVERLOAD_INTERVAL_NS
+#define KTAP_OVERLOAD_INTERVAL_NS 1000000000ULL
+#endif
+#ifndef KTAP_OVERLOAD_THRESHOLD_NS
+#define KTAP_OVERLOAD_THRESHOLD_NS 500000000ULL
+#endif
+
 #ifndef MAXERRORS
 #define MAXERRORS 0
 #endif

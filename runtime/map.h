@@ -26,7 +26,7 @@
  *   arrays  one table; statistics one table per possible CPU
  *   foreach 24 * N * tables per nesting level (KTAP_MAP_ITER_DEPTH, 2)
  * e.g. a[long] = long: 128 KiB + 16 KiB + 96 KiB of iterators = 240 KiB;
- * a[string] = string: 2.1 MiB; a[long] <<< v with @hist_log: 2.3 MiB per
+ * a[string] = string: 2.2 MiB; a[long] <<< v with @hist_log: 2.3 MiB per
  * CPU.
  */
 #ifndef _KTAP_MAP_H
@@ -202,7 +202,7 @@ struct ktap_map {
 
 /* Iterate over the allocated tables of an array. */
 #define ktap_map_for_each_table(m, t)					\
-	for ((t) = (m)->tables; (t) < (m)->tables + (m)->ntables; (t)++)	\
+	for ((t) = (m)->tables; (t) < (m)->tables + (m)->ntables; (t)++) \
 		if (!(t)->mem) {} else
 
 /* ---- setup ---- */
@@ -359,7 +359,8 @@ static __maybe_unused struct ktap_map *ktap_map_new(
 	}
 	for (i = 0; i < KTAP_MAP_ITER_DEPTH; i++) {
 		m->iters[i].m = m;
-		m->iters[i].items = kvmalloc_array(cap, sizeof(struct ktap_map_item),
+		m->iters[i].items = kvmalloc_array(cap,
+						   sizeof(struct ktap_map_item),
 						   KTAP_MAP_GFP);
 		if (!m->iters[i].items)
 			goto fail;

@@ -14,6 +14,7 @@
  *   context.h    per-CPU context, enter/leave, errors, frames, locks
  *   print.h      print buffer, printf/sprintf
  *   kstring.h    string operations
+ *   regex.h      =~ and !~: a Pike VM for translated patterns; matched()
  *   stat.h       statistics: per-CPU accumulation, merging, histograms
  *   map.h        associative arrays (statistics arrays are per CPU)
  *   uaccess.h    no-fault reads of kernel and user memory
@@ -41,6 +42,7 @@
 #include <linux/ptrace.h>
 #include <linux/relay.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -59,6 +61,7 @@
 #include "context.h"
 #include "print.h"
 #include "kstring.h"
+#include "regex.h"
 #include "stat.h"
 #include "map.h"
 #include "uaccess.h"

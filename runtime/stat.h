@@ -604,7 +604,8 @@ static void ktap_hist_format(struct ktap_out *o, const struct ktap_stat_agg *a,
 		n = div64_s64(a->buckets[i], scale);
 		ktap_out_snprintf(o, "%*s%lld |%.*s%*lld\n",
 				  vw - ktap_num_width(v), prefix, (long long)v,
-				  (int)n, bar, (int)(KTAP_HIST_WIDTH - n + 1 + cw),
+				  (int)n, bar,
+				  (int)(KTAP_HIST_WIDTH - n + 1 + cw),
 				  (long long)a->buckets[i]);
 	}
 	ktap_out_write(o, "\n", 1);

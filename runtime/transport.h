@@ -106,9 +106,12 @@ static inline void ktap_busy_dec(void)
 /**
  * ktap_count_skipped() - count one probe hit that did not run
  */
+static atomic_t ktap_skipped_atomic = ATOMIC_INIT(0);
+
 static inline void ktap_count_skipped(void)
 {
 	this_cpu_inc(ktap_stats->skipped);
+	atomic_inc(&ktap_skipped_atomic);	/* NMI-safe; checked in ktap_leave() */
 }
 
 /**

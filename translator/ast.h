@@ -60,6 +60,7 @@ struct symbol {
 	int hist_kind;			/* 0 none, 1 log, 2 linear */
 	int64_t hist_lo, hist_hi, hist_step;
 	struct srcloc hist_loc;
+	int var_shift;			/* @variance(x, shift), 0..62 */
 };
 
 /* ---- operators (expr->op), independent of the lexer's token kinds ---- */
@@ -256,6 +257,7 @@ struct function {
 	struct symbol **locals;		/* resolve: every local */
 	int nlocals;
 	bool used;
+	bool returns_value;		/* has a 'return expr' */
 	struct function *next;
 };
 

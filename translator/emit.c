@@ -14,6 +14,7 @@
 
 #include "program.h"
 #include "format.h"
+#include "regex.h"
 
 #define MAX_LOOP_DEPTH 64
 
@@ -36,6 +37,9 @@ struct emitter {
 	const struct function *fn;	/* NULL in a probe handler */
 	int niters;			/* foreach iterators in this frame */
 	const char *err_label;		/* where an error jumps: out, or a catch */
+	struct strbuf regex_defs;	/* the programs of =~ patterns, file scope */
+	const char **regex_patterns;	/* ... their patterns, index = name */
+	int nregex;
 	bool uses_agg;			/* the frame needs a struct ktap_stat_agg */
 	const char *c_file;		/* the generated file's name, for #line */
 };
@@ -223,6 +227,46 @@ static char *arith(struct emitter *em, enum op op, const char *a, const char *b,
 		return xasprintf("((int64_t)((uint64_t)(%s) %s (uint64_t)(%s)))",
 				 a, c_operator(op), b);
 	return xasprintf("((%s) %s (%s))", a, c_operator(op), b);
+}
+
+/* the name of the compiled program of a pattern, emitting it once */
+static char *regex_program(struct emitter *em, const struct expr *pattern)
+{
+	struct regex_prog *p;
+	char *err = NULL, *name;
+	int i;
+
+	for (i = 0; i < em->nregex; i++)
+		if (strcmp(em->regex_patterns[i], pattern->str) == 0)
+			return xasprintf("ktap_re_%d", i);
+	p = regex_compile(pattern->str, &err);
+	if (!p) {
+		diag_error(&pattern->loc, "invalid regular expression: %s", err);
+		return NULL;
+	}
+	name = xasprintf("ktap_re_%d", em->nregex);
+	sb_puts(&em->regex_defs, regex_emit_c(p, name));
+	sb_puts(&em->regex_defs, "\n");
+	regex_free(p);
+	em->regex_patterns = xrealloc(em->regex_patterns,
+				      (em->nregex + 1) * sizeof(*em->regex_patterns));
+	em->regex_patterns[em->nregex++] = pattern->str;
+	return name;
+}
+
+/* s =~ "re", s !~ "re": the match also keeps the groups for matched() */
+static char *emit_regex(struct emitter *em, const struct expr *e)
+{
+	char *subject = emit_expr(em, e->lhs);
+	char *prog = regex_program(em, e->rhs);
+	char *t = new_temp(em, TY_LONG);
+
+	if (!prog)
+		return xstrdup("0");
+	line(em, "%s = %sktap_regex_match(c, %s, ARRAY_SIZE(%s), %s_NGROUPS, %s);",
+	     t, e->op == OP_NOMATCH ? "!" : "", prog, prog, prog, subject);
+	check_error(em);
+	return t;
 }
 
 static char *emit_unary(struct emitter *em, const struct expr *e)
@@ -545,6 +589,8 @@ static char *emit_expr(struct emitter *em, const struct expr *e)
 		return emit_logical(em, e);
 	case EX_CONCAT:
 		return emit_concat(em, e);
+	case EX_REGEX:
+		return emit_regex(em, e);
 	case EX_TERNARY:
 		return emit_ternary(em, e);
 	case EX_ASSIGN:
@@ -750,6 +796,12 @@ static char *emit_hist_index(struct emitter *em, const struct expr *e)
 	char *i = emit_expr(em, e->rhs);
 	char *t = new_temp(em, TY_LONG);
 
+	line(em, "if (%s < 0 || %s >= ktap_hist_nbuckets(&%s)) {", i, i,
+	     hist_desc(e->lhs->lhs->sym));
+	line(em, "\tktap_error(c, \"histogram index out of range\", %s);",
+	     loc_string(&e->loc, "histogram index"));
+	line(em, "\tgoto %s;", em->err_label);
+	line(em, "}");
 	line(em, "%s = %s ? ktap_stat_bucket(&f->agg, &%s, %s) : 0;", t, has,
 	     hist_desc(e->lhs->lhs->sym), i);
 	return t;
@@ -822,8 +874,13 @@ static void emit_foreach(struct emitter *em, const struct stmt *s)
 		diag_error(&s->loc, "loops are nested too deeply");
 		return;
 	}
-	if (fe->limit)
-		limit = emit_expr(em, fe->limit);
+	if (fe->limit) {
+		/* the runtime's 0 means all; SystemTap's limit 0 means none */
+		char *v = emit_expr(em, fe->limit);
+
+		limit = new_temp(em, TY_LONG);
+		line(em, "%s = %s > 0 ? %s : -1;", limit, v, v);
+	}
 	if (fe->array->kind == EX_INDEX)
 		slice = emit_keys(em, fe->array, &wild);
 	line(em, "%s = ktap_map_iter_start(c, g_%s, %d, %d, '%c', %s, %s, %uu, %s);",
@@ -860,9 +917,7 @@ static void emit_foreach(struct emitter *em, const struct stmt *s)
 
 static void emit_action(struct emitter *em, const struct stmt *s)
 {
-	line(em, "if (unlikely(ktap_action(c, %s)))",
-	     c_string(xasprintf("%s:%d:%d", s->loc.src ? s->loc.src->name : "?",
-				s->loc.line, s->loc.col)));
+	line(em, "if (unlikely(ktap_action(c, %s)))", near(&s->loc, "statement"));
 	line(em, "\tgoto %s;", em->err_label);
 }
 
@@ -1239,9 +1294,9 @@ static void emit_map_global(struct strbuf *out, const struct symbol *g)
 		sb_printf(out, " %s,", vtype(g->key_types[i] == TY_STRING ? TY_STRING : TY_LONG));
 	sb_printf(out, " },\n\t.max_entries = %lld, .wrap = %s,\n",
 		  (long long)d->max_entries, d->wrap ? "true" : "false");
-	sb_printf(out, "\t.hist = { %d, %lldLL, %lldLL, %lldLL },\n};\n",
+	sb_printf(out, "\t.hist = { %d, %lldLL, %lldLL, %lldLL },\n\t.var_shift = %d,\n};\n",
 		  g->hist_kind, (long long)g->hist_lo, (long long)g->hist_hi,
-		  (long long)g->hist_step);
+		  (long long)g->hist_step, g->var_shift);
 }
 
 static void emit_globals(struct emitter *em, struct strbuf *out)
@@ -1374,10 +1429,19 @@ char *emit_program(const struct program *prog, const struct options *opt)
 	for (i = 0; i < prog->nfunctions; i++)
 		sb_printf(&out, "%s;\n", function_signature(prog->functions[i]));
 	sb_puts(&out, "\n");
-	for (i = 0; i < prog->nfunctions; i++)
-		emit_function(&em, &out, prog->functions[i]);
-	for (i = 0; i < prog->nprobes; i++)
-		emit_probe(&em, &out, prog->probes[i]);
+	{
+		/* handlers first, so the regex programs they use are known */
+		struct strbuf code = { 0 };
+
+		sb_puts(&code, "");
+		sb_puts(&em.regex_defs, "");
+		for (i = 0; i < prog->nfunctions; i++)
+			emit_function(&em, &code, prog->functions[i]);
+		for (i = 0; i < prog->nprobes; i++)
+			emit_probe(&em, &code, prog->probes[i]);
+		sb_puts(&out, em.regex_defs.buf);
+		sb_puts(&out, code.buf);
+	}
 	emit_probe_table(&em, &out);
 	sb_puts(&out, "#include \"module.h\"\n");
 	if (diag_error_count())

@@ -20,6 +20,7 @@
 
 #define MAX_EXPANSION_DEPTH 64
 #define MAX_EXPANSIONS 100000
+#define MAX_COND_NESTING 100	/* '(' and '%(' inside a %( condition */
 
 /* ==== sources ==== */
 
@@ -560,6 +561,7 @@ struct pp {
 	struct token *tok;	/* next unprocessed token */
 	int expansions;
 	int in_condition;	/* reading a %( condition: '%?' ends it */
+	int cond_depth;		/* pp_atom()s open, to bound the recursion */
 	struct token **out;
 	int nout, cap;
 };
@@ -789,9 +791,16 @@ static bool pp_or(struct pp *P);
 /* cond_atom = '(' cond_or ')' | operand compare operand */
 static bool pp_atom(struct pp *P)
 {
+	if (P->cond_depth >= MAX_COND_NESTING) {
+		diag_error(&P->tok->loc, "preprocessor condition nested more "
+			   "than %d deep", MAX_COND_NESTING);
+		return false;
+	}
 	struct token *lhs = pp_take(P);
 	if (lhs->kind == '(') {
+		P->cond_depth++;
 		bool v = pp_or(P);
+		P->cond_depth--;
 		if (pp_peek(P)->kind == ')')
 			pp_take(P);
 		else
@@ -838,7 +847,9 @@ static void pp_conditional(struct pp *P, struct token *start)
 	P->tok = nx(P, start);
 	int errors = diag_error_count();
 	P->in_condition++;
+	P->cond_depth++;
 	bool v = pp_or(P);
+	P->cond_depth--;
 	P->in_condition--;
 	struct token *t = P->tok;
 	if (t->kind != TK_PP_THEN) {

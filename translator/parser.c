@@ -16,6 +16,10 @@
 #include "lexer.h"
 
 #define MAX_SYNTAX_ERRORS 100
+/* Deeper trees would overflow the stack, here and in every later pass
+ * that walks them recursively. */
+#define MAX_NESTING 1000	/* parentheses, blocks, prefix operators ... */
+#define MAX_OPERATORS 10000	/* binary operators in one statement */
 
 struct parser {
 	struct token *tok;	/* current token */
@@ -25,6 +29,8 @@ struct parser {
 	jmp_buf *recover;	/* where syntax_error() goes */
 	struct token *err_tok;	/* where the last syntax error was */
 	int errors;
+	int depth;		/* open expressions and statements: nest() */
+	int noperators;		/* binary operators in this statement */
 	/* list tails, to keep declarations in source order */
 	struct global_decl **globals;
 	struct function **functions;
@@ -168,6 +174,28 @@ static void check_guru(struct parser *p, const struct token *t)
 	}
 }
 
+/* Count one more level of nesting; refuse more than MAX_NESTING.
+ * unnest() when the rule is done (an error resets the count). */
+static void nest(struct parser *p)
+{
+	if (++p->depth > MAX_NESTING)
+		syntax_error_at(p, p->tok, "nested more than %d deep",
+				MAX_NESTING);
+}
+
+static void unnest(struct parser *p)
+{
+	p->depth--;
+}
+
+/* a binary operator makes the tree one deeper on its left */
+static void count_operator(struct parser *p, struct token *op)
+{
+	if (++p->noperators > MAX_OPERATORS)
+		syntax_error_at(p, op, "more than %d operators in one statement",
+				MAX_OPERATORS);
+}
+
 /* ==== nodes ==== */
 
 static struct expr *new_expr(enum expr_kind kind, const struct token *t)
@@ -294,7 +322,9 @@ static struct expr *assignment(struct parser *p)
 	if (!is_assign_op(p->tok->kind))
 		return lhs;
 	struct token *op = advance(p);
+	nest(p);
 	struct expr *rhs = assignment(p);
+	unnest(p);
 	return new_binary(op->kind == TK_STAT_ADD ? EX_STAT_ADD : EX_ASSIGN,
 			  op, lhs, rhs);
 }
@@ -302,7 +332,10 @@ static struct expr *assignment(struct parser *p)
 /* expr = assignment */
 static struct expr *expr(struct parser *p)
 {
-	return assignment(p);
+	nest(p);
+	struct expr *e = assignment(p);
+	unnest(p);
+	return e;
 }
 
 /* index_key = '*' | expr */
@@ -689,7 +722,9 @@ static struct expr *unary(struct parser *p)
 	switch (t->kind) {
 	case '-': case '+': case '!': case '~': case '&': {
 		advance(p);
+		nest(p);
 		struct expr *operand = unary(p);
+		unnest(p);
 		if (t->kind == '-' && operand->kind == EX_NUMBER) {
 			operand->num = (int64_t)(0 - (uint64_t)operand->num);
 			operand->loc = t->loc;
@@ -704,7 +739,9 @@ static struct expr *unary(struct parser *p)
 		advance(p);
 		struct expr *e = new_expr(EX_INCDEC, t);
 		e->op = binary_op(t->kind);
+		nest(p);
 		e->lhs = unary(p);
+		unnest(p);
 		return e;
 	}
 	}
@@ -731,6 +768,7 @@ static struct expr *binop(struct parser *p, const struct binop_level *l)
 	struct expr *e = l->next(p);
 	while (in_ops(l->ops, p->tok->kind)) {
 		struct token *op = advance(p);
+		count_operator(p, op);
 		e = new_binary(l->kind, op, e, l->next(p));
 	}
 	return e;
@@ -782,6 +820,7 @@ static struct expr *comparison(struct parser *p)
 		int k = p->tok->kind;
 		if (k == TK_MATCH || k == TK_NOMATCH) {
 			struct token *op = advance(p);
+			count_operator(p, op);
 			struct expr *re = shift(p);
 			if (re->kind != EX_STRING)
 				syntax_error_at(p, op, "the right side of '%s' must "
@@ -791,6 +830,7 @@ static struct expr *comparison(struct parser *p)
 			e->negate = k == TK_NOMATCH;
 		} else if (is_comparison_op(k)) {
 			struct token *op = advance(p);
+			count_operator(p, op);
 			e = new_binary(EX_COMPARE, op, e, shift(p));
 		} else {
 			return e;
@@ -873,7 +913,9 @@ static struct expr *ternary(struct parser *p)
 	e->cond = cond;
 	e->lhs = expr(p);
 	expect(p, ':', "in the ?: operator");
+	nest(p);
 	e->rhs = ternary(p);
+	unnest(p);
 	return e;
 }
 
@@ -912,9 +954,11 @@ static struct stmt *statement_or_recover(struct parser *p)
 {
 	jmp_buf jb, *saved = p->recover;
 	struct token *start = p->tok;
+	int depth = p->depth;
 	p->recover = &jb;
 	if (setjmp(jb)) {
 		p->recover = saved;
+		p->depth = depth;
 		skip_statement(p, start);
 		return NULL;
 	}
@@ -1146,7 +1190,7 @@ static struct stmt *delete_stmt(struct parser *p)
 
 /* statement = block | ';' | if | while | for | foreach | try | break
  *           | continue | next | return | delete | embedded | expr [';'] */
-static struct stmt *statement(struct parser *p)
+static struct stmt *one_statement(struct parser *p)
 {
 	struct token *t = p->tok;
 	if (t->kind == '{')
@@ -1176,6 +1220,15 @@ static struct stmt *statement(struct parser *p)
 	struct stmt *s = new_stmt(ST_EXPR, t);
 	s->expr = expr(p);
 	accept(p, ';');
+	return s;
+}
+
+static struct stmt *statement(struct parser *p)
+{
+	nest(p);
+	p->noperators = 0;
+	struct stmt *s = one_statement(p);
+	unnest(p);
 	return s;
 }
 
@@ -1499,6 +1552,8 @@ static void declaration_or_recover(struct parser *p)
 	jmp_buf jb;
 	struct token *start = p->tok;
 	p->recover = &jb;
+	p->depth = 0;
+	p->noperators = 0;
 	if (setjmp(jb)) {
 		skip_declaration(p, start);
 		return;

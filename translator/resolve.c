@@ -40,7 +40,8 @@ static void load_tapset_dir(struct resolver *r, const char *dir)
 		}
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), compare_names);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), compare_names);
 	for (i = 0; i < n; i++) {
 		struct source *src = source_from_file(names[i]);
 		struct file *f;
@@ -449,6 +450,9 @@ struct program *resolve_program(struct file *user, struct options *opt)
 	if (diag_error_count())
 		return NULL;
 	types_infer(&r);
+	if (diag_error_count())
+		return NULL;
+	elide_unused(&r);
 	globals_collect(&r);
 	return prog;
 }

@@ -40,6 +40,9 @@ void types_infer(struct resolver *r);
 bool types_unify(struct resolver *r, enum type *slot, struct srcloc *slot_loc,
 		 enum type t, const struct srcloc *loc, const char *what);
 
+/* elide.c: drop unread tapset assignments and unreachable functions */
+void elide_unused(struct resolver *r);
+
 /* globals a function or probe touches, for locking */
 void globals_collect(struct resolver *r);
 

@@ -334,8 +334,7 @@ void sym_resolve_expr(struct resolver *r, struct scope *sc, struct expr *e)
 		resolve_args(r, sc, e);
 		return;
 	case EX_REGEX:
-		diag_error(&e->loc, "this ktap does not translate '%s' yet",
-			   op_text(e->op));
+		sym_resolve_expr(r, sc, e->lhs);
 		return;
 	case EX_EMBEDDED:
 	case EX_CONST:

@@ -153,8 +153,8 @@ static void infer_hist(struct resolver *r, struct expr *e)
 			diag_error(&e->loc, "@hist_linear wants low < high and a positive step");
 			return;
 		}
-		if ((hi - lo) / step > 1000 && r->report_types) {
-			diag_error(&e->loc, "@hist_linear would have more than 1000 buckets");
+		if ((hi - lo) / step + 3 > 128 && r->report_types) {
+			diag_error(&e->loc, "@hist_linear would have more than 125 buckets");
 			return;
 		}
 	}
@@ -367,8 +367,22 @@ static enum type infer_expr(struct resolver *r, struct expr *e, enum type want)
 		infer_stat_operand(r, e->lhs);
 		if (e->lhs->sym)
 			e->lhs->sym->read = true;
-		if (e->rhs)
+		if (e->rhs) {
+			int64_t shift = 0;
+
 			expect(r, e->rhs, TY_LONG, "the bit-shift of @variance");
+			if (e->rhs->kind != EX_NUMBER || e->rhs->num < 0 || e->rhs->num > 62) {
+				if (r->report_types)
+					diag_error(&e->rhs->loc, "the bit-shift of @variance must be a number from 0 to 62");
+			} else if (e->lhs->sym) {
+				shift = e->rhs->num;
+				if (e->lhs->sym->var_shift && e->lhs->sym->var_shift != shift &&
+				    r->report_types)
+					diag_error(&e->rhs->loc, "'%s' already uses another @variance bit-shift",
+						   e->lhs->sym->name);
+				e->lhs->sym->var_shift = (int)shift;
+			}
+		}
 		t = TY_LONG;
 		break;
 	case EX_HIST:
@@ -398,6 +412,13 @@ static enum type infer_expr(struct resolver *r, struct expr *e, enum type want)
 		break;
 	case EX_COMPARE:
 		t = infer_compare(r, e);
+		break;
+	case EX_REGEX:
+		expect(r, e->lhs, TY_STRING, xasprintf("the left operand of '%s'", op_text(e->op)));
+		if (e->rhs->kind != EX_STRING && r->report_types)
+			diag_error(&e->rhs->loc, "the regular expression of '%s' must be a string literal",
+				   op_text(e->op));
+		t = TY_LONG;
 		break;
 	case EX_CONCAT:
 		expect(r, e->lhs, TY_STRING, "the left operand of '.'");
@@ -463,6 +484,7 @@ static void infer_return(struct resolver *r, struct stmt *s, struct function *fn
 				   fn->name, type_name(fn->ret_type));
 		return;
 	}
+	fn->returns_value = true;
 	t = infer_expr(r, s->expr, fn->ret_type);
 	what = xasprintf("the result of function '%s'", fn->name);
 	types_unify(r, &fn->ret_type, NULL, t, &s->expr->loc, what);
@@ -611,6 +633,9 @@ static void report_unknowns(struct resolver *r)
 		struct function *fn = prog->functions[i];
 
 		report_untyped(fn->locals, fn->nlocals, "variable");
+		if (fn->ret_type == TY_UNKNOWN && fn->returns_value)
+			diag_error(&fn->loc, "cannot tell the type of what function '%s' returns: declare it, e.g. 'function %s:long (...)'",
+				   fn->name, fn->name);
 		if (fn->ret_type == TY_UNKNOWN)
 			fn->ret_type = TY_VOID;
 	}

@@ -46,7 +46,7 @@ fi
 pass "build (warning-free)"
 rm -rf "$R"
 mkdir -p "$OUT" "$R/cases"
-cp "$BUILD"/runtime/test/{selftest.ko,selftest_bad.ko,ktapread} "$R/"
+cp "$BUILD"/runtime/test/{selftest.ko,selftest_bad.ko,maptest.ko,ktapread} "$R/"
 "$BUILD/runtime/test/fmtexpect" > "$OUT/fmt.expected"
 
 # Common part of the guest scripts.
@@ -237,6 +237,38 @@ grep -c . /sys/kernel/debug/kprobes/list > out/$1.kprobes"
 flood flood-cross 0 1
 flood flood-same 1 1
 flood flood-free "" ""
+
+# ---- arrays and statistics (maptest.ko) ----
+# begin runs every map.h/stat.h operation on known data; two openat loops,
+# one per CPU, feed statistics under the read lock meanwhile.
+maptest() { # name target ktapread-args (one line of guest shell)
+	gcase "$1" <<EOF
+M=/sys/kernel/debug/ktap_maptest
+insmod maptest.ko ktap_target=$2 || { echo insmod-failed > out/$1.rc; exit 10; }
+./ktapread run \$M $3 -o out/$1.out 2> out/$1.err; echo \$? > out/$1.rc
+rmmod maptest; echo \$? > out/$1.rmmod
+grep -c . /sys/kernel/debug/kprobes/list > out/$1.kprobes
+EOF
+	common "$1"
+}
+maptest maps 0 '-c "taskset -c 0 ./ktapread openloop 20000 /tmp/mtA- & taskset -c 1 ./ktapread openloop 20000 /tmp/mtB-; wait"'
+check "maps: exit status 0" hasx maps.rc 0
+check "maps: nothing dropped" grep -qE '^ctl: done 0 [0-9]+$' "$OUT/maps.err"
+sed -n '/^t begin$/,/^t end /p' "$OUT/maps.out" > "$OUT/maps.got"
+check "maps: begin results = maptest-expected.txt" cmp "$OUT/maps.got" "$HERE/maptest-expected.txt"
+for l in "end pc A 20000 199990000 0 19999" "end pc B 20000 199990000 0 19999" \
+	 "end ps 40000 399980000 0 19999 cpus 2" "end pc size 2 cpus 2"; do
+	check "maps: per-CPU statistics: $l" hasx maps.out "$l"
+done
+check "maps: foreach merges the CPUs" grep -qE '^t pc @count-: [AB]=20000/199990000/0/19999/9999 [AB]=20000/199990000/0/19999/9999$' "$OUT/maps.out"
+check "maps: timer statistic = tick count" grep -qE '^end ticks ok [1-9][0-9]*$' "$OUT/maps.out"
+
+maptest maps-full 1 '-t 20000'
+check "maps-full: status 1" hasx maps-full.rc 1
+check "maps-full: error message" hasx maps-full.err "ctl: error array 'small' is full (MAXMAPENTRIES 4) near identifier 'small' at maptest.stp:7:3"
+maptest maps-nested 2 '-t 20000'
+check "maps-nested: status 1" hasx maps-nested.rc 1
+check "maps-nested: error message" hasx maps-nested.err "ctl: error nested foreach over array 'srt' near keyword 'foreach' at maptest.stp:9:5"
 
 # ---- the kernel log stayed clean ----
 gcase dmesg <<'EOF'

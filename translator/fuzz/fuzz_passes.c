@@ -27,6 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct options opt;
 static FILE *devnull;
+static char *script_args[] = { "42", "hello world" };	/* $1 @2 ... */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -36,6 +37,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	opt.data_dir = dir ? dir : KTAP_DATA_DIR;
 	opt.last_pass = 2;
+	opt.script_args = script_args;
+	opt.nscript_args = 2;
 	devnull = fopen("/dev/null", "w");
 	if (!devnull) {
 		perror("/dev/null");
@@ -46,6 +49,43 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+/* the canonical form (-p1) of a parsed file, or NULL */
+static char *canonical(const struct file *file)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	print_file(f, file);
+	fclose(f);
+	return text;
+}
+
+/* -p1 output parses again, without errors, to the same -p1 output */
+static void check_round_trip(const struct file *file)
+{
+	char *first = canonical(file), *second;
+	struct file *again;
+
+	if (!first)
+		return;
+	again = parse_source(source_from_string("<input>", first));
+	if (diag_error_count()) {
+		fprintf(stderr, "the canonical form does not parse:\n%s\n", first);
+		abort();
+	}
+	second = canonical(again);
+	if (second && strcmp(first, second) != 0) {
+		fprintf(stderr, "the canonical form changes when parsed again:\n"
+			"%s\n---- becomes ----\n%s\n", first, second);
+		abort();
+	}
+	free(first);
+	free(second);
+}
+
 /* passes 1 and 2, as main() runs them with -p2 */
 static void run_passes(const char *text)
 {
@@ -53,11 +93,13 @@ static void run_passes(const char *text)
 	struct file *file;
 	struct program *prog;
 
+	env.argv = script_args;
+	env.argc = 2;
 	lexer_set_env(&env);
 	file = parse_source(source_from_string("<input>", text));
 	if (diag_error_count())
 		return;
-	print_file(devnull, file);
+	check_round_trip(file);
 	prog = resolve_program(file, &opt);
 	if (!prog || diag_error_count())
 		return;
