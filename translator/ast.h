@@ -25,6 +25,7 @@ struct srcloc {
 	struct source *src;
 	int line;		/* 1-based */
 	int col;		/* 1-based, in bytes */
+	const struct srcloc *via;	/* in a macro body: where it was used */
 };
 
 /* ---- types ---- */

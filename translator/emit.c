@@ -601,6 +601,15 @@ static char *emit_expr(struct emitter *em, const struct expr *e)
 						: emit_incdec(em, e);
 	case EX_CALL:
 		return e->builtin ? emit_builtin(em, e) : emit_function_call(em, e);
+	case EX_TARGET:
+	case EX_TARGET_SPECIAL:
+	case EX_CAST:
+	case EX_AT_VAR:
+	case EX_MEMBER:
+	case EX_ENTRY:
+	case EX_DEFINED:
+		diag_error(&e->loc, "target expressions need the kernel's debuginfo (kernel.function probes), which this ktap does not read yet");
+		return xstrdup("0");
 	default:
 		diag_error(&e->loc, "this ktap cannot translate this expression yet");
 		return xstrdup("0");

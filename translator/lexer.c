@@ -227,7 +227,7 @@ static struct srcloc locate(struct scanner *s, const char *p)
 			s->line++;
 			s->line_start = s->seen + 1;
 		}
-	return (struct srcloc){s->src, s->line, (int)(p - s->line_start) + 1};
+	return (struct srcloc){s->src, s->line, (int)(p - s->line_start) + 1, NULL};
 }
 
 static void scan_error(struct scanner *s, const char *p, const char *msg)
@@ -1045,12 +1045,18 @@ static void pp_expand(struct pp *P, struct token *t, struct macro *m)
 				   m->nparams == 1 ? "" : "s", nargs);
 	}
 	struct token *first = NULL, **tail = &first;
+	/* tokens of the body say where the macro was used, for messages */
+	struct srcloc *use = xalloc(sizeof *use);
+	*use = t->loc;
 	for (struct token *b = m->body; b; b = b->next) {
 		int i = b->kind == TK_AT ? param_index(m, b->text) : -1;
-		if (i >= 0 && i < nargs)
+		if (i >= 0 && i < nargs) {
 			append_copies(&tail, args[i], t->depth + 1);
-		else if (i < 0)
+		} else if (i < 0) {
+			struct token **here = tail;
 			append_one(&tail, b, t->depth + 1);
+			(*here)->loc.via = use;
+		}
 	}
 	if (first)
 		first->space_before = t->space_before;

@@ -98,18 +98,29 @@ static bool component_matches(const struct pp_component *pattern,
 				      : pattern->num_arg == name->num_arg;
 }
 
-/* does the user's point (maybe with '*' components) name this alias? */
+/* components pattern[i..] against name[j..]; '**' takes one or more */
+static bool components_match(const struct pp_component *pattern, int np,
+			     const struct pp_component *name, int nn)
+{
+	int k;
+
+	if (np == 0)
+		return nn == 0;
+	if (strcmp(pattern->name, "**") == 0 && !pattern->has_arg) {
+		for (k = 1; k <= nn; k++)
+			if (components_match(pattern + 1, np - 1, name + k, nn - k))
+				return true;
+		return false;
+	}
+	return nn > 0 && component_matches(pattern, name) &&
+	       components_match(pattern + 1, np - 1, name + 1, nn - 1);
+}
+
+/* does the user's point (maybe with '*' and '**' components) name this alias? */
 static bool alias_matches(const struct probe_point *pp, const struct alias *a)
 {
-	const struct probe_point *name = a->name;
-	int i;
-
-	if (pp->ncomps != name->ncomps)
-		return false;
-	for (i = 0; i < pp->ncomps; i++)
-		if (!component_matches(&pp->comps[i], &name->comps[i]))
-			return false;
-	return true;
+	return components_match(pp->comps, pp->ncomps, a->name->comps,
+				a->name->ncomps);
 }
 
 static void push_stmt(struct stmt ***list, int *n, struct stmt *s)
@@ -443,7 +454,7 @@ struct program *resolve_program(struct file *user, struct options *opt)
 	for (p = user->probes; p; p = p->next)
 		resolve_probe(&r, p);
 	if (!user->probes)
-		diag_error(&(struct srcloc){ user->src, 1, 1 },
+		diag_error(&(struct srcloc){ user->src, 1, 1, NULL },
 			   "the script has no probes");
 	resolve_called_functions(&r);
 	collect_embedded(&r);

@@ -324,8 +324,17 @@ void sym_resolve_expr(struct resolver *r, struct scope *sc, struct expr *e)
 	case EX_ENTRY:
 	case EX_AT_VAR:
 	case EX_DEFINED:
-		diag_error(&e->loc, "target expressions need a debuginfo probe (kernel.function), which this ktap cannot resolve yet");
+	case EX_MEMBER: {
+		/* their meaning comes from debuginfo (emit says so); here
+		 * only the expressions inside them are resolved */
+		const struct target_step *st;
+
+		for (st = e->path; st; st = st->next)
+			sym_resolve_expr(r, sc, st->index);
+		sym_resolve_expr(r, sc, e->lhs);
+		resolve_args(r, sc, e);
 		return;
+	}
 	case EX_STAT_ADD:
 	case EX_STAT_OP:
 	case EX_HIST:
@@ -339,7 +348,6 @@ void sym_resolve_expr(struct resolver *r, struct scope *sc, struct expr *e)
 	case EX_EMBEDDED:
 	case EX_CONST:
 	case EX_PROBEWRITE:
-	case EX_MEMBER:
 		diag_error(&e->loc, "this ktap does not translate this expression yet");
 		return;
 	default:

@@ -5,6 +5,7 @@
  * function flows to every other use. A last round reports conflicts
  * (naming both uses) and names whose type nothing determines.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "resolve.h"
@@ -173,6 +174,19 @@ static void infer_hist(struct resolver *r, struct expr *e)
 		diag_error(&e->loc, "'%s' already keeps another histogram", s->name);
 		diag_note(&s->hist_loc, "the first one is here");
 	}
+}
+
+/* $var->f[i]: a number, or with a '$' / '$$' suffix its pretty-printed text */
+static enum type infer_target(struct resolver *r, struct expr *e)
+{
+	const struct target_step *st;
+
+	if (e->lhs)
+		infer_expr(r, e->lhs, TY_LONG);
+	for (st = e->path; st; st = st->next)
+		if (st->index)
+			expect(r, st->index, TY_LONG, "an array index of a target variable");
+	return e->suffix ? TY_STRING : TY_LONG;
 }
 
 static enum type infer_assign(struct resolver *r, struct expr *e)
@@ -461,6 +475,22 @@ static enum type infer_expr(struct resolver *r, struct expr *e, enum type want)
 	case EX_CALL:
 		t = infer_call(r, e, want);
 		break;
+	case EX_TARGET:
+	case EX_CAST:
+	case EX_AT_VAR:
+	case EX_MEMBER:
+		t = infer_target(r, e);
+		break;
+	case EX_TARGET_SPECIAL:	/* $$vars and friends: "name=value ..." */
+		t = TY_STRING;
+		break;
+	case EX_ENTRY:
+		t = infer_expr(r, e->lhs, want);
+		break;
+	case EX_DEFINED:
+		infer_expr(r, e->lhs, TY_UNKNOWN);
+		t = TY_LONG;
+		break;
 	default:
 		break;
 	}
@@ -469,6 +499,22 @@ static enum type infer_expr(struct resolver *r, struct expr *e, enum type want)
 }
 
 static void infer_stmt(struct resolver *r, struct stmt *s, struct function *fn);
+
+/* a statement that only computes a value: sprintf(...), strlen(s) */
+static void warn_unused_result(const struct stmt *s)
+{
+	const struct expr *e = s->expr;
+	bool pure_builtin;
+
+	if (e->kind != EX_CALL || !s->loc.src || s->loc.src->is_tapset)
+		return;
+	pure_builtin = e->builtin == BI_SPRINTF || e->builtin == BI_SPRINT ||
+		       e->builtin == BI_SPRINTLN || e->builtin == BI_SPRINTD ||
+		       e->builtin == BI_SPRINTDLN;
+	if (pure_builtin || (e->fn && e->fn->embedded && e->fn->pure &&
+			     e->fn->ret_type != TY_VOID))
+		diag_warning(&e->loc, "the result of %s() is not used", e->str);
+}
 
 static void infer_return(struct resolver *r, struct stmt *s, struct function *fn)
 {
@@ -553,6 +599,8 @@ static void infer_stmt(struct resolver *r, struct stmt *s, struct function *fn)
 		break;
 	case ST_EXPR:
 		infer_expr(r, s->expr, TY_UNKNOWN);
+		if (r->report_types)
+			warn_unused_result(s);
 		break;
 	case ST_IF:
 	case ST_WHILE:
@@ -671,7 +719,22 @@ static bool in_user_script(const struct symbol *s)
 	return s->loc.src && !s->loc.src->is_tapset;
 }
 
-static void warn_locals(struct symbol **syms, int n)
+/* a local read but never set is often a misspelled global */
+static void suggest_global(struct resolver *r, const struct symbol *s)
+{
+	const char **names = xalloc((r->prog->nglobals + 1) * sizeof(*names));
+	const char *best;
+	int i;
+
+	for (i = 0; i < r->prog->nglobals; i++)
+		names[i] = r->prog->globals[i]->name;
+	best = diag_closest(s->name, names, r->prog->nglobals);
+	if (best)
+		diag_note(&s->loc, "did you mean the global '%s'?", best);
+	free(names);
+}
+
+static void warn_locals(struct resolver *r, struct symbol **syms, int n)
 {
 	int i;
 
@@ -680,9 +743,10 @@ static void warn_locals(struct symbol **syms, int n)
 
 		if (s->kind != SYM_LOCAL || !in_user_script(s))
 			continue;
-		if (s->read && !s->written)
+		if (s->read && !s->written) {
 			diag_warning(&s->loc, "variable '%s' is read but never given a value", s->name);
-		else if (s->written && !s->read)
+			suggest_global(r, s);
+		} else if (s->written && !s->read)
 			diag_warning(&s->loc, "variable '%s' is given a value that is never read", s->name);
 	}
 }
@@ -693,9 +757,9 @@ static void warn_unused(struct resolver *r)
 	int i;
 
 	for (i = 0; i < prog->nprobes; i++)
-		warn_locals(prog->probes[i]->locals, prog->probes[i]->nlocals);
+		warn_locals(r, prog->probes[i]->locals, prog->probes[i]->nlocals);
 	for (i = 0; i < prog->nfunctions; i++)
-		warn_locals(prog->functions[i]->locals, prog->functions[i]->nlocals);
+		warn_locals(r, prog->functions[i]->locals, prog->functions[i]->nlocals);
 	for (i = 0; i < prog->nglobals; i++) {
 		const struct symbol *g = prog->globals[i];
 
