@@ -36,6 +36,7 @@ struct emitter {
 	int nloops;
 	const struct function *fn;	/* NULL in a probe handler */
 	int niters;			/* foreach iterators in this frame */
+	int nbounds;			/* foreach-over-buckets bounds in this frame */
 	const char *err_label;		/* where an error jumps: out, or a catch */
 	struct strbuf regex_defs;	/* the programs of =~ patterns, file scope */
 	const char **regex_patterns;	/* ... their patterns, index = name */
@@ -866,6 +867,35 @@ static void emit_iter_key(struct emitter *em, const char *it,
 
 static void emit_stmt(struct emitter *em, const struct stmt *s);
 
+/* foreach (b in @hist_log(x) limit n): b runs over the bucket numbers */
+static void emit_foreach_buckets(struct emitter *em, const struct stmt *s)
+{
+	const struct foreach_info *fe = s->fe;
+	const struct expr *h = fe->array;
+	struct loop_labels l = { new_label(em), new_label(em) };
+	char *bound = xasprintf("f->bound%d", em->nbounds++);
+	char *b = var_name(fe->keys[0]->sym);
+	char *has = emit_stat_fetch(em, h->lhs);
+
+	line(em, "%s = %s ? f->agg.nbuckets : 0;", bound, has);
+	if (fe->limit) {
+		char *v = emit_expr(em, fe->limit);
+
+		line(em, "if (%s < %s)", v, bound);
+		line(em, "\t%s = %s < 0 ? 0 : %s;", bound, v, v);
+	}
+	line(em, "for (%s = 0; %s < %s; %s++) {", b, b, bound, b);
+	em->indent++;
+	emit_action(em, s);
+	em->loops[em->nloops++] = l;
+	emit_stmt(em, s->then);
+	em->nloops--;
+	em->indent--;
+	line(em, "cont%d: __maybe_unused;", l.cont);
+	line(em, "}");
+	line(em, "brk%d: __maybe_unused;", l.brk);
+}
+
 static void emit_foreach(struct emitter *em, const struct stmt *s)
 {
 	const struct foreach_info *fe = s->fe;
@@ -877,12 +907,16 @@ static void emit_foreach(struct emitter *em, const struct stmt *s)
 	unsigned wild = 0;
 	int i;
 
-	if (!a)
-		return;
 	if (em->nloops >= MAX_LOOP_DEPTH) {
 		diag_error(&s->loc, "loops are nested too deeply");
 		return;
 	}
+	if (fe->array->kind == EX_HIST) {
+		emit_foreach_buckets(em, s);
+		return;
+	}
+	if (!a)
+		return;
 	if (fe->limit) {
 		/* the runtime's 0 means all; SystemTap's limit 0 means none */
 		char *v = emit_expr(em, fe->limit);
@@ -1101,6 +1135,8 @@ static void frame_extras(struct emitter *em, struct strbuf *out)
 		sb_printf(out, "\tunion ktap_key tk%d[KTAP_MAX_KEYS];\n", i);
 	for (i = 0; i < em->niters; i++)
 		sb_printf(out, "\tstruct ktap_map_iter *it%d;\n", i);
+	for (i = 0; i < em->nbounds; i++)
+		sb_printf(out, "\tint64_t bound%d;\n", i);
 	if (em->uses_agg)
 		sb_puts(out, "\tstruct ktap_stat_agg agg;\n");
 }
@@ -1130,6 +1166,7 @@ static void begin_body(struct emitter *em, struct strbuf *body)
 	em->indent = 1;
 	em->nloops = 0;
 	em->niters = 0;
+	em->nbounds = 0;
 	em->uses_agg = false;
 	em->err_label = "out";
 }

@@ -232,6 +232,8 @@ static void resolve_call(struct resolver *r, struct scope *sc, struct expr *e)
 
 /* ---- walking the tree ---- */
 
+static void resolve_args(struct resolver *r, struct scope *sc, struct expr *e);
+
 /* the operand of <<<, @count(...), @hist_log(...): a global, maybe indexed */
 static void resolve_stat_operand(struct resolver *r, struct scope *sc,
 				 struct expr *e)
@@ -259,7 +261,14 @@ static void resolve_foreach(struct resolver *r, struct scope *sc, struct stmt *s
 	int i;
 
 	if (a->kind == EX_HIST) {
-		diag_error(&a->loc, "foreach over histogram buckets is not translated by this ktap yet");
+		/* foreach (bucket in @hist_log(x)) */
+		resolve_stat_operand(r, sc, a->lhs);
+		resolve_args(r, sc, a);
+		if (fe->nkeys != 1 || fe->value)
+			diag_error(&s->loc, "a foreach over histogram buckets takes one loop variable");
+		for (i = 0; i < fe->nkeys; i++)
+			sym_resolve_expr(r, sc, fe->keys[i]);
+		sym_resolve_expr(r, sc, fe->limit);
 		return;
 	}
 	for (i = 0; i < a->nargs && a->kind == EX_INDEX; i++)

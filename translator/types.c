@@ -542,6 +542,18 @@ static void infer_foreach(struct resolver *r, struct foreach_info *fe)
 	struct symbol *a = fe->array->sym;
 	int i;
 
+	if (fe->array->kind == EX_HIST) {
+		infer_expr(r, fe->array, TY_UNKNOWN);
+		for (i = 0; i < fe->nkeys; i++)
+			if (fe->keys[i]->sym) {
+				fe->keys[i]->sym->written = true;
+				types_unify(r, &fe->keys[i]->sym->type, &fe->keys[i]->sym->type_loc,
+					    TY_LONG, &fe->keys[i]->loc, "a histogram bucket number");
+			}
+		if (fe->limit)
+			expect(r, fe->limit, TY_LONG, "the limit of foreach");
+		return;
+	}
 	if (!a)
 		return;
 	a->read = true;
@@ -819,7 +831,8 @@ static void uses_in_stmt(struct program *prog, struct stmt *s,
 		use_global(u, s->expr->sym, true);
 	if (s->kind == ST_FOREACH) {
 		/* iterating sorts into the array's own storage */
-		use_global(u, s->fe->array->sym, true);
+		use_global(u, s->fe->array->kind == EX_HIST ? s->fe->array->lhs->sym
+							       : s->fe->array->sym, true);
 		uses_in_expr(prog, s->fe->array, u, fn_uses);
 		uses_in_expr(prog, s->fe->limit, u, fn_uses);
 	}
