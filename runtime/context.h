@@ -455,6 +455,30 @@ static inline void *ktap_frame_push(struct ktap_context *c, size_t size)
 }
 
 /**
+ * ktap_frame_alloc() - like ktap_frame_push(), without zeroing
+ * @c: the context
+ * @size: bytes (rounded up to 8)
+ *
+ * For generated handlers, which set each local themselves: zeroing whole
+ * frames of string buffers would cost more than the rest of a hit.
+ *
+ * Return: the memory, or NULL with c->error set when the arena is full.
+ */
+static inline void *ktap_frame_alloc(struct ktap_context *c, size_t size)
+{
+	void *p;
+
+	size = ALIGN(size, 8);
+	if (unlikely(size > KTAP_FRAME_SIZE - c->frame_used)) {
+		ktap_error(c, "MAXNESTING/frame space exceeded", NULL);
+		return NULL;
+	}
+	p = c->frame + c->frame_used;
+	c->frame_used += size;
+	return p;
+}
+
+/**
  * ktap_frame_pop() - free the most recent ktap_frame_push() of @size bytes
  * @c: the context
  * @size: the size given to ktap_frame_push()

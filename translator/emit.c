@@ -1150,6 +1150,26 @@ static void end_iterators(struct emitter *em, struct strbuf *out)
 		sb_printf(out, "\tif (f->it%d)\n\t\tktap_map_iter_end(f->it%d);\n", i, i);
 }
 
+/* a fresh frame is not zeroed: locals start as 0 and "", iterators unset */
+static void init_frame(struct emitter *em, struct strbuf *out, struct symbol **locals,
+		       int nlocals)
+{
+	int i;
+
+	for (i = 0; i < nlocals; i++) {
+		const struct symbol *s = locals[i];
+
+		if (s->kind != SYM_LOCAL)
+			continue;
+		if (s->type == TY_STRING)
+			sb_printf(out, "\tf->l_%s[0] = '\\0';\n", s->name);
+		else
+			sb_printf(out, "\tf->l_%s = 0;\n", s->name);
+	}
+	for (i = 0; i < em->niters; i++)
+		sb_printf(out, "\tf->it%d = NULL;\n", i);
+}
+
 static void frame_var(struct strbuf *sb, const struct symbol *s, const char *prefix)
 {
 	if (s->type == TY_STRING)
@@ -1255,9 +1275,10 @@ static void emit_function(struct emitter *em, struct strbuf *out,
 	sb_printf(out, "\tif (unlikely(!ktap_nest_enter(c, %s)))\n\t\treturn%s;\n",
 		  near(&fn->loc, xasprintf("function '%s'", fn->name)),
 		  fn->ret_type == TY_LONG ? " 0" : "");
-	sb_printf(out, "\tf = ktap_frame_push(c, sizeof(*f));\n"
+	sb_printf(out, "\tf = ktap_frame_alloc(c, sizeof(*f));\n"
 		       "\tif (!f) {\n\t\tktap_nest_leave(c);\n\t\treturn%s;\n\t}\n",
 		  fn->ret_type == TY_LONG ? " 0" : "");
+	init_frame(em, out, fn->locals, fn->nlocals);
 	sb_puts(out, body.buf ? body.buf : "");
 	sb_puts(out, "out: __maybe_unused;\n");
 	end_iterators(em, out);
@@ -1309,7 +1330,8 @@ static void emit_probe(struct emitter *em, struct strbuf *out,
 	if (rp->nglobals_used)
 		sb_printf(out, "\tif (!ktap_lock_globals(c, probe_%d_locks, probe_%d_writes, %d))\n"
 			       "\t\treturn;\n", rp->index, rp->index, rp->nglobals_used);
-	sb_puts(out, "\tf = ktap_frame_push(c, sizeof(*f));\n\tif (!f)\n\t\tgoto unlock;\n");
+	sb_puts(out, "\tf = ktap_frame_alloc(c, sizeof(*f));\n\tif (!f)\n\t\tgoto unlock;\n");
+	init_frame(em, out, rp->locals, rp->nlocals);
 	sb_puts(out, body.buf ? body.buf : "");
 	sb_puts(out, "out: __maybe_unused;\n");
 	end_iterators(em, out);
