@@ -40,6 +40,7 @@ static const char *last_p;
 static int last_line;
 static char **said;
 static int nsaid;
+static int nshown;
 
 /* forget every error and message so far (the fuzzer, between inputs) */
 void diag_reset(void)
@@ -54,6 +55,7 @@ void diag_reset(void)
 	last_src = NULL;
 	last_p = NULL;
 	last_line = 0;
+	nshown = 0;
 	nerrors = 0;
 }
 
@@ -79,6 +81,9 @@ static const char *line_start(const struct source *src, int line)
 	return p;
 }
 
+/* a longer line shows only this much of itself, around the caret */
+#define SHOW_WIDTH 200
+
 static void show_source_line(const struct srcloc *loc)
 {
 	if (!loc->src || !loc->src->text || loc->line < 1)
@@ -86,11 +91,22 @@ static void show_source_line(const struct srcloc *loc)
 	const char *p = line_start(loc->src, loc->line);
 	if (!p)
 		return;
-	int len = (int)strcspn(p, "\n");
-	fprintf(out(), "    %.*s\n    ", len, p);
-	for (int i = 0; i < loc->col - 1 && i < len; i++)
-		fputc(p[i] == '\t' ? '\t' : ' ', out());
-	fputs("^\n", out());
+	int len = (int)strcspn(p, "\n"), from = 0;
+	int col = loc->col - 1 < len ? loc->col - 1 : len;
+	if (len > SHOW_WIDTH) {
+		from = col - SHOW_WIDTH / 2;
+		if (from > len - SHOW_WIDTH)
+			from = len - SHOW_WIDTH;
+		if (from < 0)
+			from = 0;
+		len = from + SHOW_WIDTH;
+	}
+	struct strbuf caret = {0};	/* one write: stderr is unbuffered */
+	for (int i = from; i < col; i++)
+		sb_putc(&caret, p[i] == '\t' ? '\t' : ' ');
+	sb_puts(&caret, "^");
+	fprintf(out(), "    %.*s\n    %s\n", len - from, p + from, caret.buf);
+	xfree(caret.buf);
 }
 
 /* One probe body can be resolved several times (an alias that expands to
@@ -116,17 +132,28 @@ static bool said_before(const struct srcloc *loc, const char *label,
 	return false;
 }
 
+/* Past this many messages nobody reads on: one line says so, and the
+ * rest are counted but not shown. */
+#define MAX_MESSAGES 1000
+
 static void report(const struct srcloc *loc, const char *label,
 		   const char *fmt, va_list ap)
 {
 	char *msg;
 
+	if (nshown >= MAX_MESSAGES) {
+		if (nshown++ == MAX_MESSAGES)
+			fprintf(out(), "ktap: more than %d messages; the rest "
+				"are not shown\n", MAX_MESSAGES);
+		return;
+	}
 	if (vasprintf(&msg, fmt, ap) < 0)
 		return;
 	if (said_before(loc, label, msg)) {
 		free(msg);
 		return;
 	}
+	nshown++;
 	if (loc && loc->src)
 		fprintf(out(), "%s:%d:%d: ", loc->src->name, loc->line,
 			loc->col);
@@ -205,7 +232,7 @@ const char *diag_closest(const char *word, const char *const *candidates,
 {
 	const char *best = NULL;
 	int best_d = 0;
-	int limit = (int)strlen(word) / 3 + 1;
+	int limit = (int)strlen(word) / 4 + 1;
 	for (int i = 0; i < n; i++) {
 		if (!candidates[i] || strcmp(word, candidates[i]) == 0)
 			continue;

@@ -734,10 +734,13 @@ static bool in_user_script(const struct symbol *s)
 /* a local read but never set is often a misspelled global */
 static void suggest_global(struct resolver *r, const struct symbol *s)
 {
-	const char **names = xalloc((r->prog->nglobals + 1) * sizeof(*names));
+	const char **names;
 	const char *best;
 	int i;
 
+	if (diag_no_warnings && !diag_warnings_are_errors)
+		return;
+	names = xalloc((r->prog->nglobals + 1) * sizeof(*names));
 	for (i = 0; i < r->prog->nglobals; i++)
 		names[i] = r->prog->globals[i]->name;
 	best = diag_closest(s->name, names, r->prog->nglobals);
