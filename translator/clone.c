@@ -9,6 +9,21 @@
 #include "ktap.h"
 #include "resolve.h"
 
+/* while cloning an alias body: the user's probe point that pulled it in,
+ * so messages about the tapset's code also point at the script */
+static const struct srcloc *clone_via;
+
+static void mark_via(struct srcloc *loc)
+{
+	if (clone_via && !loc->via)
+		loc->via = clone_via;
+}
+
+void clone_set_via(const struct srcloc *via)
+{
+	clone_via = via;
+}
+
 static struct expr **clone_expr_list(struct expr **list, int n)
 {
 	struct expr **out;
@@ -43,6 +58,7 @@ struct expr *clone_expr(const struct expr *e)
 		return NULL;
 	out = xalloc(sizeof(*out));
 	*out = *e;
+	mark_via(&out->loc);
 	out->lhs = clone_expr(e->lhs);
 	out->rhs = clone_expr(e->rhs);
 	out->cond = clone_expr(e->cond);
@@ -77,6 +93,7 @@ struct stmt *clone_stmt(const struct stmt *s)
 		return NULL;
 	out = xalloc(sizeof(*out));
 	*out = *s;
+	mark_via(&out->loc);
 	if (s->body) {
 		out->body = xalloc((s->nbody ? s->nbody : 1) * sizeof(*out->body));
 		for (i = 0; i < s->nbody; i++)

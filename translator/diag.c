@@ -165,7 +165,7 @@ static void report(const struct srcloc *loc, const char *label,
 		show_source_line(loc);
 	/* inside a macro: say where each expansion came from */
 	for (const struct srcloc *v = loc ? loc->via : NULL; v; v = v->via) {
-		fprintf(out(), "%s:%d:%d: note: in the macro used here\n",
+		fprintf(out(), "%s:%d:%d: note: expanded from here\n",
 			v->src->name, v->line, v->col);
 		show_source_line(v);
 	}

@@ -26,6 +26,7 @@ struct resolver {
 /* clone.c */
 struct expr *clone_expr(const struct expr *e);
 struct stmt *clone_stmt(const struct stmt *s);
+void clone_set_via(const struct srcloc *via);	/* NULL: stop marking */
 
 /* symbols.c */
 void sym_resolve_stmt(struct resolver *r, struct scope *sc, struct stmt *s);
