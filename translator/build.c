@@ -54,7 +54,7 @@ static bool is_dir(const char *path)
 }
 
 /* -r RELEASE|DIR, the guest's kernel with --vm, else the running kernel */
-static const char *kernel_build_dir(const struct options *opt)
+const char *kernel_build_dir(const struct options *opt)
 {
 	const char *rel = opt->release;
 	struct utsname u;

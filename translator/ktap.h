@@ -40,6 +40,19 @@ void sb_puts(struct strbuf *sb, const char *s);
 void sb_printf(struct strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* ---- sha256.c: SHA-256, for the cache's keys ---- */
+
+#define SHA256_HEX_LEN 64
+struct sha256 {
+	uint32_t h[8];
+	uint64_t len;
+	unsigned char buf[64];
+	size_t nbuf;
+};
+void sha256_init(struct sha256 *s);
+void sha256_update(struct sha256 *s, const void *data, size_t len);
+void sha256_final_hex(struct sha256 *s, char hex[SHA256_HEX_LEN + 1]);
+
 /* ---- diag.c: errors and warnings that point at the script ----
  * "file:line:col: error: message", the source line, a caret under the
  * column. Every error is counted; passes keep going to report them all.
@@ -72,6 +85,8 @@ struct options;
 struct program;
 struct program *resolve_program(struct file *user, struct options *opt);
 void print_resolved(FILE *out, const struct program *prog);	/* -p2 */
+const struct source **program_sources_used(const struct program *prog,
+					   int *n);	/* tapsets the code came from */
 
 /* ---- emit.c: pass 3 ---- */
 
@@ -81,6 +96,18 @@ char *emit_program(const struct program *prog, const struct options *opt);
 
 int build_module(const char *c_code, const struct options *opt,
 		 char **ko_path);
+const char *kernel_build_dir(const struct options *opt);	/* NULL + message */
+
+/* ---- cache.c: built modules, keyed by everything that shapes them ----
+ * ${KTAP_CACHE:-~/.cache/ktap}/modules/<key>/{manifest,NAME.ko}. A hit
+ * skips passes 1-4. NULL caches are allowed everywhere (not in use).
+ */
+struct cache;
+struct cache *cache_open(const struct options *opt);	/* NULL: not in use */
+int cache_fetch(struct cache *c, const struct options *opt,
+		char **ko_path);	/* 1 hit (-p4: copied here), 0 miss, -1 error */
+void cache_store(struct cache *c, const char *ko, const struct program *prog);
+int cache_clean(const struct options *opt);		/* --clean-cache */
 
 /* ---- run.c: pass 5 ---- */
 
@@ -116,6 +143,8 @@ struct options {
 	char **include_dirs;		/* -I */
 	int ninclude_dirs;
 	const char *data_dir;		/* where runtime/, tapsets/, guest/ live */
+	bool no_cache;			/* --disable-cache */
+	bool clean_cache;		/* --clean-cache */
 };
 
 #endif

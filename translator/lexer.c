@@ -794,6 +794,8 @@ static bool pp_atom(struct pp *P)
 	if (P->cond_depth >= MAX_COND_NESTING) {
 		diag_error(&P->tok->loc, "preprocessor condition nested more "
 			   "than %d deep", MAX_COND_NESTING);
+		while (P->tok->kind != TK_EOF)	/* give up on the rest */
+			P->tok = nx(P, P->tok);
 		return false;
 	}
 	struct token *lhs = pp_take(P);

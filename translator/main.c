@@ -36,6 +36,10 @@ static void usage(FILE *out)
 "  -m NAME       name the module NAME\n"
 "  -s MB         per-CPU output buffer size in MiB\n"
 "  -w / -W       no warnings / warnings are errors\n"
+"  --disable-cache\n"
+"                build the module anew; neither use nor fill the module cache\n"
+"  --clean-cache empty the module cache (${KTAP_CACHE:-~/.cache/ktap}/modules;\n"
+"                KTAP_CACHE_SIZE_MB caps its size, default 256)\n"
 "  --vm          run in the ktap guest (a QEMU copy of a Debian kernel)\n"
 "  --vm-setup, --vm-start, --vm-stop, --vm-status\n"
 "                provision, boot, stop or describe the ktap guest\n"
@@ -79,6 +83,8 @@ enum long_opt {
 	OPT_VM_STOP,
 	OPT_VM_STATUS,
 	OPT_VM_EXEC,
+	OPT_DISABLE_CACHE,
+	OPT_CLEAN_CACHE,
 };
 
 static const struct option long_options[] = {
@@ -88,6 +94,8 @@ static const struct option long_options[] = {
 	{ "vm-stop", no_argument, NULL, OPT_VM_STOP },
 	{ "vm-status", no_argument, NULL, OPT_VM_STATUS },
 	{ "vm-exec", required_argument, NULL, OPT_VM_EXEC },
+	{ "disable-cache", no_argument, NULL, OPT_DISABLE_CACHE },
+	{ "clean-cache", no_argument, NULL, OPT_CLEAN_CACHE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -145,12 +153,14 @@ static const char *parse_options(int argc, char **argv, struct options *opt)
 		case OPT_VM_STOP: vm_cmd = "stop"; break;
 		case OPT_VM_STATUS: vm_cmd = "status"; break;
 		case OPT_VM_EXEC: vm_cmd = "exec"; opt->command = optarg; break;
+		case OPT_DISABLE_CACHE: opt->no_cache = true; break;
+		case OPT_CLEAN_CACHE: opt->clean_cache = true; break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("ktap %s\n", KTAP_VERSION); exit(0);
 		default: usage(stderr); exit(1);
 		}
 	}
-	if (!opt->script_text && !vm_cmd) {
+	if (!opt->script_text && !vm_cmd && !(opt->clean_cache && optind >= argc)) {
 		if (optind >= argc) {
 			fprintf(stderr, "ktap: no script given (a file, or -e 'SCRIPT')\n");
 			usage(stderr);
@@ -236,17 +246,12 @@ static struct file *pass1_parse(const struct options *opt)
 	return parse_source(src);
 }
 
-/* passes 4 and 5: build, then keep the module (-p4) or run it */
-static int build_and_run(const char *c_code, const struct options *opt)
+/* pass 5, or after -p4 the module's file name */
+static int run_module(const char *ko, const struct options *opt)
 {
-	char *ko = NULL;
-	double t0 = now_seconds();
+	double t0;
 	int rc;
 
-	rc = build_module(c_code, opt, &ko);
-	report_pass(opt, 4, t0);
-	if (rc)
-		return 1;
 	if (opt->last_pass == 4) {
 		printf("%s\n", ko);
 		return 0;
@@ -257,17 +262,40 @@ static int build_and_run(const char *c_code, const struct options *opt)
 	return rc;
 }
 
+/* passes 4 and 5: build (and keep in the cache), then -p4 or run it */
+static int build_and_run(const char *c_code, const struct program *prog,
+			 struct cache *cache, const struct options *opt)
+{
+	char *ko = NULL;
+	double t0 = now_seconds();
+	int rc;
+
+	rc = build_module(c_code, opt, &ko);
+	report_pass(opt, 4, t0);
+	if (rc)
+		return 1;
+	cache_store(cache, ko, prog);
+	return run_module(ko, opt);
+}
+
 int main(int argc, char **argv)
 {
 	struct options opt = { 0 };
 	const char *vm_cmd;
 	struct file *file;
 	struct program *prog;
-	char *c_code;
+	struct cache *cache = NULL;
+	char *c_code, *ko;
 	double t0;
+	int rc;
 
 	vm_cmd = parse_options(argc, argv, &opt);
 	opt.data_dir = find_data_dir();
+	if (opt.clean_cache) {
+		rc = cache_clean(&opt);
+		if (rc || (!opt.script_file && !opt.script_text && !vm_cmd))
+			return rc;
+	}
 	if (vm_cmd && strcmp(vm_cmd, "exec") == 0)
 		return vm_exec(opt.command, &opt);
 	if (vm_cmd)
@@ -277,6 +305,17 @@ int main(int argc, char **argv)
 	if (opt.last_pass == 5 && !opt.vm && local_run_refusal()) {
 		fprintf(stderr, "%s\n", local_run_refusal());
 		return 1;
+	}
+
+	/* a module in the cache skips passes 1-4; its key needs the kernel */
+	if (opt.last_pass >= 4 && !opt.no_cache) {
+		if (!kernel_build_dir(&opt))
+			return 1;
+		set_preprocessor_env(&opt);
+		cache = cache_open(&opt);
+		rc = cache_fetch(cache, &opt, &ko);
+		if (rc)
+			return rc < 0 ? 1 : run_module(ko, &opt);
 	}
 
 	t0 = now_seconds();
@@ -308,5 +347,5 @@ int main(int argc, char **argv)
 		fputs(c_code, stdout);
 		return 0;
 	}
-	return build_and_run(c_code, &opt);
+	return build_and_run(c_code, prog, cache, &opt);
 }

@@ -54,6 +54,8 @@ struct program {
 	struct embedded_block **embedded;
 	int nembedded;
 	const char *module_name;
+	struct source **sources_used;	/* tapsets of called functions, matched aliases */
+	int nsources_used;
 };
 
 /* ---- probes/...c: providers ----

@@ -70,6 +70,21 @@ static void load_tapsets(struct resolver *r)
 	load_tapset_dir(r, xasprintf("%s/tapsets", r->opt->data_dir));
 }
 
+/* a tapset file the program took something from (the cache re-checks it) */
+static void note_source_used(struct program *prog, const struct file *f)
+{
+	int i;
+
+	if (!f || f->src == prog->user->src)
+		return;
+	for (i = 0; i < prog->nsources_used; i++)
+		if (prog->sources_used[i] == f->src)
+			return;
+	prog->sources_used = xrealloc(prog->sources_used,
+				      (prog->nsources_used + 1) * sizeof(f->src));
+	prog->sources_used[prog->nsources_used++] = f->src;
+}
+
 /* ---- probe points and aliases ---- */
 
 /* one way a probe point expands: concrete points plus the alias bodies
@@ -169,6 +184,7 @@ static struct expansion *expand_aliases(struct resolver *r,
 			if (!alias_matches(pp, a))
 				continue;
 			*found = true;
+			note_source_used(r->prog, f);
 			*tail = expand_alias(r, a, depth, optional);
 			while (*tail)
 				tail = &(*tail)->next;
@@ -246,24 +262,31 @@ static struct expansion *expand_point(struct resolver *r,
 	return x;
 }
 
-/* the handler body for one expansion: prologues, the body, epilogues */
-static struct stmt *wrap_body(const struct expansion *x, const struct stmt *body)
+/* the handler body for one expansion: prologues, the body, epilogues;
+ * the alias code is marked as pulled in by the user's probe point */
+static struct stmt *wrap_body(const struct expansion *x, const struct stmt *body,
+			      const struct srcloc *user_point)
 {
 	struct stmt *block = xalloc(sizeof(*block));
 	int i;
 
 	block->kind = ST_BLOCK;
 	block->loc = body ? body->loc : (struct srcloc){ 0 };
+	clone_set_via(user_point);
 	for (i = x->nprologues - 1; i >= 0; i--)
 		push_stmt(&block->body, &block->nbody, clone_stmt(x->prologues[i]));
+	clone_set_via(NULL);
 	if (body)
 		push_stmt(&block->body, &block->nbody, clone_stmt(body));
+	clone_set_via(user_point);
 	for (i = 0; i < x->nepilogues; i++)
 		push_stmt(&block->body, &block->nbody, clone_stmt(x->epilogues[i]));
+	clone_set_via(NULL);
 	return block;
 }
 
-static void add_probe(struct resolver *r, struct probe *p, struct expansion *x)
+static void add_probe(struct resolver *r, struct probe *p, struct expansion *x,
+		      const struct srcloc *user_point)
 {
 	struct program *prog = r->prog;
 	struct resolved_probe *rp = xalloc(sizeof(*rp));
@@ -273,7 +296,7 @@ static void add_probe(struct resolver *r, struct probe *p, struct expansion *x)
 	rp->index = prog->nprobes;
 	rp->loc = p->loc;
 	rp->points = x->points;
-	rp->body = wrap_body(x, p->body);
+	rp->body = wrap_body(x, p->body, user_point);
 	sc.file = r->prog->user;
 	for (cp = rp->points; cp; cp = cp->next)
 		if (cp->cond)
@@ -301,7 +324,7 @@ static void resolve_probe(struct resolver *r, struct probe *p)
 			for (cp = x->points; cp; cp = cp->next)
 				if (!cp->cond)
 					cp->cond = clone_expr(pp->cond);
-			add_probe(r, p, x);
+			add_probe(r, p, x, &pp->loc);
 			any = true;
 		}
 		if (any && pp->sufficient)
@@ -357,11 +380,13 @@ static void resolve_called_functions(struct resolver *r)
 
 	while (r->nworklist > 0) {
 		struct function *fn = r->worklist[--r->nworklist];
+		struct file *file = file_of_function(r, fn);
 
 		prog->functions = xrealloc(prog->functions,
 					   (prog->nfunctions + 1) * sizeof(fn));
 		prog->functions[prog->nfunctions++] = fn;
-		resolve_function(r, fn, file_of_function(r, fn));
+		note_source_used(prog, file);
+		resolve_function(r, fn, file);
 	}
 }
 
@@ -466,6 +491,27 @@ struct program *resolve_program(struct file *user, struct options *opt)
 	elide_unused(&r);
 	globals_collect(&r);
 	return prog;
+}
+
+/* The tapset files the program's code came from: called functions (also
+ * those elided later: their purity decided what was dropped), matched
+ * aliases, and the globals it declares. The user's script is not one. */
+const struct source **program_sources_used(const struct program *prog, int *n)
+{
+	struct program used = { .user = prog->user };
+	const struct file *f;
+	const struct global_decl *g;
+	int i;
+
+	for (i = 0; i < prog->nsources_used; i++)
+		note_source_used(&used, &(struct file){ .src = prog->sources_used[i] });
+	for (i = 0; i < prog->nglobals; i++)
+		for (f = prog->files; f; f = f->next)
+			for (g = f->globals; g; g = g->next)
+				if (g == prog->globals[i]->global)
+					note_source_used(&used, f);
+	*n = used.nsources_used;
+	return (const struct source **)used.sources_used;
 }
 
 /* ---- -p2 ---- */

@@ -143,6 +143,11 @@ static struct symbol *lookup_array(struct resolver *r, struct scope *sc,
 			   e->str, e->str);
 		return NULL;
 	}
+	if (nkeys > MAX_ARRAY_KEYS) {
+		diag_error(&e->loc, "array '%s' has %d keys here, more than the %d allowed",
+			   s->name, nkeys, MAX_ARRAY_KEYS);
+		return NULL;
+	}
 	if (s->nkeys == 0 && nkeys > 0)
 		s->nkeys = nkeys;
 	if (nkeys > 0 && s->nkeys != nkeys) {

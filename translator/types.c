@@ -150,12 +150,14 @@ static void infer_hist(struct resolver *r, struct expr *e)
 
 		if (!ok)
 			return;
-		if ((step <= 0 || hi <= lo) && r->report_types) {
-			diag_error(&e->loc, "@hist_linear wants low < high and a positive step");
+		if (step <= 0 || hi <= lo) {
+			if (r->report_types)
+				diag_error(&e->loc, "@hist_linear wants low < high and a positive step");
 			return;
 		}
-		if ((hi - lo) / step + 3 > 128 && r->report_types) {
-			diag_error(&e->loc, "@hist_linear would have more than 125 buckets");
+		if (((uint64_t)hi - (uint64_t)lo) / (uint64_t)step > 125) {
+			if (r->report_types)
+				diag_error(&e->loc, "@hist_linear would have more than 125 buckets");
 			return;
 		}
 	}
@@ -746,7 +748,7 @@ static void suggest_global(struct resolver *r, const struct symbol *s)
 	best = diag_closest(s->name, names, r->prog->nglobals);
 	if (best)
 		diag_note(&s->loc, "did you mean the global '%s'?", best);
-	free(names);
+	xfree(names);
 }
 
 static void warn_locals(struct resolver *r, struct symbol **syms, int n)

@@ -1,10 +1,14 @@
 /* fuzz_passes.c - a libFuzzer target over passes 1 and 2.
  *
- * Each input is a script: it is parsed and printed in canonical form (-p1),
- * then resolved against this tree's tapsets and printed again (-p2), the
- * way main.c drives the passes. Messages and printouts go to /dev/null.
- * Every allocation of one input is freed after it (util.c's arena), so
- * memory stays flat and LeakSanitizer reports only real leaks.
+ * Each input is a script, run the way main.c runs -p2 with the script
+ * arguments 42 and "hello world": parsed, then resolved against this
+ * tree's tapsets and printed (-p2). A script that parses must also survive
+ * the round trip that testsuite/ktap.parse checks: its canonical form (-p1)
+ * parses again, without errors, to the same canonical form; if not, the
+ * target aborts, which libFuzzer counts as a crash. Messages and printouts
+ * go to /dev/null. Every allocation of one input is freed after it
+ * (util.c's arena), so memory stays flat and LeakSanitizer reports only
+ * real leaks.
  *
  *   make fuzz                             build, then a short run
  *   build/fuzz_passes -max_total_time=3600 CORPUS_DIR   a longer one

@@ -1,0 +1,184 @@
+#!/bin/sh
+# bench/overhead-guest.sh - the guest half of bench/overhead (busybox sh).
+#
+# bench/overhead copies this file, the loops (readloop, openloop), the
+# modules (NAME.ko) and staprun's files (stap/) into the guest's share
+# (/mnt/host); each step below is one `ktap --vm-exec`. Work files are in
+# /tmp (tmpfs), never on 9p. Every loop is pinned to vCPU 1.
+#
+#   sh overhead-guest.sh setup                 copy to /tmp, install staprun
+#   sh overhead-guest.sh verify N              count the probe hits per loop
+#   sh overhead-guest.sh case1 ROUNDS REPS N   per-hit cost on vfs_read
+#   sh overhead-guest.sh case2 ROUNDS REPS N EXTRA    the flood, to a file
+#   sh overhead-guest.sh ladder "N..." PARN EXTRA     rates without loss
+#
+# EXTRA: openat calls an openloop makes besides its N opens (from verify).
+# Output, one line per fact, for the host half to parse:
+#   HITS N READS OPENS              verify: readloop's vfs_reads and
+#                                   openloop's openats for N iterations
+#   S CASE VARIANT ROUND NS LOSSY   one loop: ns per iteration; LOSSY 1 when
+#                                   its run lost output
+#   R CASE VARIANT ROUND RC LINES EXPECT DROPPED TFAIL   one run
+#   L TOOL N LOOPS RC LINES EXPECT DROPPED TFAIL SECS    one ladder step
+#   E TEXT                          a problem
+# DROPPED: ktap's "ktap: N records dropped"; TFAIL: stap's "There were N
+# transport failures".
+
+T=/tmp/ovh
+TMO=${TMO:-150}		# seconds for one run before it is killed
+STAPRUN=/usr/bin/staprun
+
+# the loops of one run: REPS times PROG N, pinned to vCPU 1
+loops() {	# PROG N REPS
+	c="" i=0
+	while [ $i -lt "$3" ]; do
+		c="$c${c:+; }taskset -c 1 $T/$1 $2"
+		i=$((i + 1))
+	done
+	echo "$c"
+}
+
+# run TOOL MODULE OUT CMD: CMD with no probe (TOOL none), under ktap-run,
+# or under staprun (TOOL stap; stapb: staprun -b 64, a 64 MiB buffer);
+# OUT "o" sends the script's output to $T/out. The loops' lines (and the
+# tool's messages) land in $T/log; sets rc.
+run() {
+	tool=$1 mod=$2 out=$3 cmd=$4
+	rm -f "$T/out" "$T/log"
+	set --
+	[ "$out" = o ] && set -- -o "$T/out"
+	case $tool in
+	none)	timeout "$TMO" sh -c "$cmd" > "$T/log" 2>&1 ;;
+	ktap)	# staprun leaves kprobe optimization off; ktap runs get it back
+		echo 1 > /proc/sys/debug/kprobes-optimization
+		timeout "$TMO" ktap-run "$@" -c "$cmd" "$T/$mod.ko" > "$T/log" 2>&1 ;;
+	stap)	timeout "$TMO" "$STAPRUN" "$@" -c "$cmd" "$T/$mod.ko" > "$T/log" 2>&1 ;;
+	stapb)	# stap with 64 MiB of buffer instead of its default
+		timeout "$TMO" "$STAPRUN" -b 64 "$@" -c "$cmd" "$T/$mod.ko" > "$T/log" 2>&1 ;;
+	esac
+	rc=$?
+	if [ "$tool" != none ] && grep -q "^$mod " /proc/modules; then
+		echo "E $mod was still loaded after its run (exit $rc); unloading it"
+		rmmod "$mod" 2>/dev/null
+	fi
+	if [ $rc != 0 ]; then
+		echo "E $tool $mod: exit $rc: $(grep -v -e '^readloop: ' -e '^openloop: ' \
+			-e '^c\[' "$T/log" | head -n 3 | tr '\n' ' ')"
+	fi
+	return 0
+}
+
+# facts about the last run's output
+count_output() {	# sets lines dropped tfail
+	lines=0 dropped=0 tfail=0
+	[ -f "$T/out" ] && lines=$(grep -c '^openloop(' "$T/out")
+	dropped=$(sed -n 's/^ktap: \([0-9]*\) records* dropped.*/\1/p' "$T/log" | tail -n 1)
+	tfail=$(sed -n 's/.*There were \([0-9]*\) transport failures.*/\1/p' "$T/log" | tail -n 1)
+	: "${dropped:=0}" "${tfail:=0}"
+}
+
+# the last run's loops: ns per iteration, one per line
+loop_ns() {
+	sed -n 's/^readloop: .* \([0-9][0-9]*\) ns per iteration$/\1/p' "$T/log"
+	awk '/^openloop: [0-9]+ opens in [0-9.]+ s$/ { printf "%.0f\n", $5 * 1e9 / $2 }' "$T/log"
+}
+
+# the variants in round R's order: rotated by R, so that no variant
+# always runs first or right after the same one
+rotate() {	# R VARIANT...
+	r=$1
+	shift
+	echo "$@" | tr ' ' '\n' | awk -v r="$r" '{ v[NR - 1] = $0 }
+		END { for (i = 0; i < NR; i++) print v[(i + r) % NR] }'
+}
+
+# ROUNDS rounds of every variant; a variant is TOOL:MODULE:OUT, named
+# MODULE in the output (MODULE_b64 for stapb)
+rounds() {	# CASE PROG ROUNDS REPS N EXTRA VARIANT...
+	cs=$1 prog=$2 nr=$3 reps=$4 n=$5 extra=$6
+	shift 6
+	vs="$*"
+	r=1
+	while [ $r -le "$nr" ]; do
+		for v in $(rotate "$r" $vs); do
+			tool=${v%%:*} rest=${v#*:}
+			mod=${rest%%:*} out=${rest#*:} name=${rest%%:*}
+			[ "$tool" = stapb ] && name=${mod}_b64
+			run "$tool" "$mod" "$out" "$(loops "$prog" "$n" "$reps")"
+			count_output
+			lossy=0
+			if [ "$out" = o ] && [ "$prog" = openloop ]; then
+				expect=$((reps * (n + extra)))
+				[ "$lines" -lt "$expect" ] || [ "$dropped" -gt 0 ] ||
+					[ "$tfail" -gt 0 ] && lossy=1
+				echo "R $cs $name $r $rc $lines $expect $dropped $tfail"
+			elif [ "$out" = o ]; then	# no line count to expect
+				lines=$(grep -c . "$T/out" 2>/dev/null)
+				echo "R $cs $name $r $rc ${lines:-0} - $dropped $tfail"
+			fi
+			for ns in $(loop_ns); do
+				echo "S $cs $name $r $ns $lossy"
+			done
+		done
+		r=$((r + 1))
+	done
+}
+
+case $1 in
+setup)
+	mkdir -p $T || exit 1
+	cp /mnt/host/readloop /mnt/host/openloop /mnt/host/*.ko $T/ || exit 1
+	sh /mnt/host/stap/install.sh || echo "E staprun could not be installed"
+	[ -x "$STAPRUN" ] || echo "E no staprun in the guest"
+	;;
+verify)
+	n=$2
+	run ktap ktap_verify - "taskset -c 1 $T/readloop $n; taskset -c 1 $T/openloop $n"
+	sed -n "s/^hits readloop=\([0-9]*\) openloop=\([0-9]*\)$/HITS $n \1 \2/p" "$T/log"
+	;;
+case1)
+	rounds case1 readloop "$2" "$3" "$4" 0 none:none:- \
+		ktap:ktap_cnt:- stap:stap_cnt:- ktap:ktap_empty:- stap:stap_empty:- \
+		ktap:ktap_x:o
+	;;
+case2)
+	rounds case2 openloop "$2" "$3" "$4" "$5" none:none:- \
+		ktap:ktap_flood:o stap:stap_flood:o stapb:stap_flood:o
+	;;
+ladder)
+	# each size once per tool, the tools alternating; a tool that lost
+	# output at two sizes in a row stops climbing
+	sizes=$2 parn=$3 extra=$4 stop_ktap=0 stop_stap=0 stop_stapb=0
+	step() {	# TOOL N LOOPS CMD
+		run "$1" "${1%b}_flood" o "$4"
+		count_output
+		secs=$(awk '/^openloop: [0-9]+ opens in [0-9.]+ s$/ { if ($5 > m) m = $5 }
+			END { print m + 0 }' "$T/log")
+		echo "L $1 $2 $3 $rc $lines $(($3 * ($2 + extra))) $dropped $tfail $secs"
+		[ "$lines" -lt $(($3 * ($2 + extra))) ] || [ "$dropped" -gt 0 ] ||
+			[ "$tfail" -gt 0 ] || [ "$rc" != 0 ]
+	}
+	for n in $sizes; do
+		for tool in ktap stap stapb; do
+			eval "s=\$stop_$tool"
+			[ "$s" -ge 2 ] && continue
+			if step $tool "$n" 1 "taskset -c 1 $T/openloop $n"; then
+				eval "stop_$tool=\$((stop_$tool + 1))"
+			else
+				eval "stop_$tool=0"
+			fi
+		done
+	done
+	# faster than one loop: one loop on each vCPU (the readers share them)
+	if [ "${parn:-0}" -gt 0 ]; then
+		for tool in ktap stap stapb; do
+			step $tool "$parn" 2 "taskset -c 0 $T/openloop $parn & taskset -c 1 $T/openloop $parn; wait" || :
+		done
+	fi
+	;;
+*)
+	echo "E unknown step: $1"
+	exit 2
+	;;
+esac
+exit 0
