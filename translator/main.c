@@ -184,6 +184,18 @@ static void report_pass(const struct options *opt, int pass, double t0)
 			(now_seconds() - t0) * 1000.0, peak_rss_kb());
 }
 
+/* the guest's kernel release, from its headers' directory name */
+static const char *guest_kernel_release(const struct options *opt)
+{
+	const char *dir = vm_kernel_build_dir(opt);
+	const char *base = dir ? strrchr(dir, '/') : NULL;
+	const char *prefix = "/linux-headers-";
+
+	if (!base || strncmp(base, prefix, strlen(prefix)) != 0)
+		return NULL;
+	return base + strlen(prefix);
+}
+
 /* what %( conditions and $1/@1 see: the script's arguments and target */
 static void set_preprocessor_env(const struct options *opt)
 {
@@ -194,6 +206,8 @@ static void set_preprocessor_env(const struct options *opt)
 	env.argc = opt->nscript_args;
 	if (opt->release && !strchr(opt->release, '/'))
 		env.kernel_vr = opt->release;
+	else if (!opt->release && opt->vm)
+		env.kernel_vr = guest_kernel_release(opt);
 	lexer_set_env(&env);
 }
 
