@@ -11,6 +11,7 @@
 #   sh overhead-guest.sh case1 ROUNDS REPS N   per-hit cost on vfs_read
 #   sh overhead-guest.sh case2 ROUNDS REPS N EXTRA    the flood, to a file
 #   sh overhead-guest.sh ladder "N..." PARN EXTRA     rates without loss
+#   sh overhead-guest.sh reader N ROUNDS        the flood's reader, measured
 #
 # EXTRA: openat calls an openloop makes besides its N opens (from verify).
 # Output, one line per fact, for the host half to parse:
@@ -20,6 +21,8 @@
 #                                   its run lost output
 #   R CASE VARIANT ROUND RC LINES EXPECT DROPPED TFAIL   one run
 #   L TOOL N LOOPS RC LINES EXPECT DROPPED TFAIL SECS    one ladder step
+#   D TOOL N TICKS IPIS LINES NS HZ  reader: its CPU ticks and vCPU 1's
+#                                   function-call IPIs during N opens
 #   E TEXT                          a problem
 # DROPPED: ktap's "ktap: N records dropped"; TFAIL: stap's "There were N
 # transport failures".
@@ -144,6 +147,38 @@ case1)
 case2)
 	rounds case2 openloop "$2" "$3" "$4" "$5" none:none:- \
 		ktap:ktap_flood:o stap:stap_flood:o stapb:stap_flood:o
+	;;
+reader)
+	# where the flood's time goes besides the probe: the reader's CPU time
+	# (ktap-run, stapio) and the function-call IPIs vCPU 1 took, while one
+	# openloop of N runs beside an already started reader
+	n=$2 rounds=$3 r=1
+	cal1() { awk '/CAL:/ { print $3 }' /proc/interrupts; }
+	ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+	while [ $r -le "$rounds" ]; do
+		for tool in ktap stap; do
+			rm -f "$T/out"
+			if [ $tool = ktap ]; then
+				echo 1 > /proc/sys/debug/kprobes-optimization
+				ktap-run -o "$T/out" "$T/ktap_flood.ko" > "$T/log" 2>&1 &
+			else
+				"$STAPRUN" -o "$T/out" "$T/stap_flood.ko" > "$T/log" 2>&1 &
+			fi
+			p=$!
+			sleep 2	# loaded and started
+			t0=$(ticks $p) c0=$(cal1)
+			taskset -c 1 "$T/openloop" "$n" > "$T/loop" 2>&1
+			sleep 0.3
+			t1=$(ticks $p) c1=$(cal1)
+			kill -INT $p
+			wait $p
+			grep -q "^${tool}_flood " /proc/modules && rmmod "${tool}_flood"
+			lines=$(grep -c '^openloop(' "$T/out" 2>/dev/null)
+			ns=$(awk '/^openloop: [0-9]+ opens in [0-9.]+ s$/ { printf "%.0f", $5 * 1e9 / $2 }' "$T/loop")
+			echo "D $tool $n $((t1 - t0)) $((c1 - c0)) ${lines:-0} ${ns:-0} $(getconf CLK_TCK 2>/dev/null || echo 100)"
+		done
+		r=$((r + 1))
+	done
 	;;
 ladder)
 	# each size once per tool, the tools alternating; a tool that lost

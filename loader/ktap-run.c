@@ -650,6 +650,10 @@ static void parse_records(struct merger *m, struct cpufile *b, int cpu)
 }
 
 /* one pass over every relay file; returns the bytes read */
+/* at most this much per CPU file per pass: a writer that never pauses
+ * must not keep us reading (and buffering) without ever writing out */
+#define READ_PASS_LIMIT (4u << 20)
+
 static size_t read_relay(struct channels *ch, struct merger *m)
 {
 	size_t total = 0;
@@ -657,10 +661,11 @@ static size_t read_relay(struct channels *ch, struct merger *m)
 	m->pass++;
 	for (int i = 0; i < ch->ncpu; i++) {
 		struct cpufile *b = &ch->cpu[i];
+		size_t this_file = 0;
 
 		if (b->fd < 0)
 			continue;
-		for (;;) {
+		while (this_file < READ_PASS_LIMIT) {
 			ssize_t n;
 
 			/* room for the largest record the runtime writes */
@@ -679,6 +684,7 @@ static size_t read_relay(struct channels *ch, struct merger *m)
 				break;
 			b->len += n;
 			total += n;
+			this_file += n;
 			parse_records(m, b, i);
 		}
 	}
@@ -708,8 +714,9 @@ static void request_stop(struct run *r, const char *why)
 	if (r->state != RUNNING)
 		return;
 	info("stopping: %s", why);
-	/* empty the buffers first, so the end probes' output has room */
-	while (read_relay(&r->ch, &r->m) > 0)
+	/* empty the buffers first, so the end probes' output has room
+	 * (a few passes: probes still running may keep adding) */
+	for (int pass = 0; pass < 8 && read_relay(&r->ch, &r->m) > 0; pass++)
 		;
 	r->stop_time = now();
 	if (ctl_write(&r->ch, "stop") < 0) {

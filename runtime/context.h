@@ -205,6 +205,27 @@ static inline bool ktap_probe_allowed(const struct ktap_probe *probe)
 	}
 }
 
+/* the tgid of ktap-run, which started the script (0 before "start") */
+static pid_t ktap_loader_tgid;
+
+/**
+ * ktap_from_loader() - did a kprobe fire in ktap-run itself?
+ * @probe: the probe that fired
+ *
+ * ktap-run reads the relay and control files and writes the output: a
+ * probe on those paths that prints would feed itself without end. Its
+ * hits are ignored (not counted as skipped). Timers and other interrupt
+ * context hits are never ignored: current is whoever was interrupted.
+ *
+ * Return: true if the hit must be ignored.
+ */
+static inline bool ktap_from_loader(const struct ktap_probe *probe)
+{
+	if (probe->kind != KTAP_PROBE_KPROBE && probe->kind != KTAP_PROBE_KRETPROBE)
+		return false;
+	return !in_interrupt() && current->tgid == READ_ONCE(ktap_loader_tgid);
+}
+
 /**
  * ktap_enter() - start a probe hit
  * @probe: the probe that fired
@@ -225,7 +246,8 @@ static inline struct ktap_context *ktap_enter(const struct ktap_probe *probe,
 		ktap_count_skipped();
 		return NULL;
 	}
-	if (!ktap_probe_allowed(probe) || !ktap_busy_claim())
+	if (!ktap_probe_allowed(probe) || ktap_from_loader(probe) ||
+	    !ktap_busy_claim())
 		return NULL;
 
 	c = this_cpu_ptr(ktap_contexts);

@@ -276,6 +276,9 @@ static int ktap_cmd_start(void)
 
 	if (ktap_state != KTAP_STATE_LOADED)
 		return -EBUSY;
+	/* the loader writes "start": its own reads and writes of our files
+	 * must not feed kprobes that print (a vfs_read probe would) */
+	WRITE_ONCE(ktap_loader_tgid, current->tgid);
 	WRITE_ONCE(ktap_state, KTAP_STATE_STARTING);
 	ktap_run_probes(KTAP_PROBE_BEGIN);
 	WRITE_ONCE(ktap_state, KTAP_STATE_RUNNING);
