@@ -11,9 +11,9 @@
  * relay's own read() copies up to the writer's current offset, which a
  * writer on another CPU advances before it fills the record in. The cpuN
  * files therefore use ktap_relay_fops: read() first takes a snapshot of the
- * writer's position on the writer's CPU (an IPI; writers run with
- * interrupts off, so the IPI never lands inside a write) and copies whole
- * records up to that snapshot only. relay_flush() would move a writer's
+ * writer's position between two of its records (a per-CPU seqcount that
+ * is odd while a record is written) and copies whole records up to that
+ * snapshot only. relay_flush() would move a writer's
  * position from another CPU and defeat the snapshot, so ktap never calls
  * it: the reader already sees the partly filled sub-buffer. A reader
  * blocked in poll() is woken within KTAP_WAKE_MS of a record's arrival.
@@ -146,14 +146,21 @@ static unsigned long ktap_sum_skipped(void)
 
 /* ---- relay: writing ---- */
 
+/*
+ * Odd while this CPU is writing a record (reserve + copy). A reader takes
+ * the writer's position only between writes, without interrupting it.
+ */
+static DEFINE_PER_CPU(seqcount_t, ktap_relay_seq);
+
 /**
  * ktap_transport_write() - write one record into this CPU's relay buffer
  * @rec: header followed by @rec->len bytes of output; magic and seq are
  *	filled in here
  *
  * Called from a probe handler with preemption disabled. The record is
- * numbered, reserved and filled with interrupts off, so the reader's
- * snapshot (an IPI on this CPU) never sees it half written, and seq grows
+ * numbered, reserved and filled with interrupts off inside this CPU's
+ * ktap_relay_seq, so the reader's snapshot never sees it half written,
+ * and seq grows
  * in buffer order. A full buffer drops the record and counts it. Readers
  * are not woken from here (see ktap_relay_waker()).
  */
@@ -164,6 +171,8 @@ static void ktap_transport_write(struct ktap_rec_hdr *rec)
 	void *p;
 
 	local_irq_save(flags);
+	/* readers on other CPUs retry while this write is in progress */
+	raw_write_seqcount_begin(this_cpu_ptr(&ktap_relay_seq));
 	rec->magic = KTAP_REC_MAGIC;
 	rec->seq = atomic64_inc_return(&ktap_seq);
 	p = relay_reserve(ktap_chan, size);
@@ -171,6 +180,7 @@ static void ktap_transport_write(struct ktap_rec_hdr *rec)
 		memcpy(p, rec, size);
 	else
 		this_cpu_inc(ktap_stats->dropped);
+	raw_write_seqcount_end(this_cpu_ptr(&ktap_relay_seq));
 	local_irq_restore(flags);
 }
 
@@ -209,10 +219,10 @@ struct ktap_relay_pos {
 };
 
 /**
- * ktap_relay_snap_local() - record the writer's position (IPI callback)
+ * ktap_relay_snap_local() - record the writer's position
  * @info: the struct ktap_relay_pos to fill in
  *
- * Runs on the buffer's CPU with interrupts off: no write is in progress.
+ * Called between the writer's records (see ktap_relay_snapshot()).
  */
 static void ktap_relay_snap_local(void *info)
 {
@@ -229,17 +239,21 @@ static void ktap_relay_snap_local(void *info)
  * @buf: the buffer
  * @pos: filled in
  *
- * Process context. Every record below the snapshot is completely written.
+ * Process context. Retries while the writer is in the middle of a record,
+ * so every record below the snapshot is completely written. No IPI: the
+ * writer is never interrupted to answer.
  */
 static void ktap_relay_snapshot(struct rchan_buf *buf,
 				struct ktap_relay_pos *pos)
 {
+	seqcount_t *seq = per_cpu_ptr(&ktap_relay_seq, buf->cpu);
+	unsigned int start;
+
 	pos->buf = buf;
-	if (smp_call_function_single(buf->cpu, ktap_relay_snap_local, pos, 1)) {
-		/* The CPU is offline: nothing writes into its buffer. */
-		smp_rmb();
+	do {
+		start = raw_read_seqcount_begin(seq);
 		ktap_relay_snap_local(pos);
-	}
+	} while (read_seqcount_retry(seq, start));
 }
 
 /**
