@@ -164,10 +164,16 @@ static void report(const struct srcloc *loc, const char *label,
 	if (loc)
 		show_source_line(loc);
 	/* inside a macro: say where each expansion came from */
+	const struct srcloc *last = NULL;
 	for (const struct srcloc *v = loc ? loc->via : NULL; v; v = v->via) {
+		/* a recursive macro repeats one place: say it once */
+		if (last && last->src == v->src && last->line == v->line &&
+		    last->col == v->col)
+			continue;
 		fprintf(out(), "%s:%d:%d: note: expanded from here\n",
 			v->src->name, v->line, v->col);
 		show_source_line(v);
+		last = v;
 	}
 }
 
@@ -233,6 +239,9 @@ const char *diag_closest(const char *word, const char *const *candidates,
 	const char *best = NULL;
 	int best_d = 0;
 	int limit = (int)strlen(word) / 4 + 1;
+
+	if (limit < 2)
+		limit = 2;	/* short names: one slip of two letters */
 	for (int i = 0; i < n; i++) {
 		if (!candidates[i] || strcmp(word, candidates[i]) == 0)
 			continue;
