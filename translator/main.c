@@ -208,6 +208,11 @@ static void set_preprocessor_env(const struct options *opt)
 		env.kernel_vr = opt->release;
 	else if (!opt->release && opt->vm)
 		env.kernel_vr = guest_kernel_release(opt);
+	/* CONFIG_* tests read the target's own configuration */
+	if (opt->release && strchr(opt->release, '/'))
+		env.kconfig_path = xasprintf("%s/.config", opt->release);
+	else if (env.kernel_vr && opt->vm && !opt->release)
+		env.kconfig_path = xasprintf("/usr/src/linux-headers-%s/.config", env.kernel_vr);
 	lexer_set_env(&env);
 }
 

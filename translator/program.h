@@ -66,6 +66,7 @@ int probe_begin_end(const struct probe_point *pp, struct concrete_point *out);
 int probe_timer(const struct probe_point *pp, struct concrete_point *out);
 int probe_kprobe(const struct probe_point *pp, struct concrete_point *out);
 int probes_resolve(const struct probe_point *pp, struct concrete_point *out);
+void probes_load_symbols(const char *path);	/* kprobe.c: System.map or kallsyms */
 const char *const *probes_known_points(int *n);	/* for "did you mean" */
 char *probe_point_text(const struct probe_point *pp);
 bool pp_is(const struct probe_point *pp, int i, const char *name);

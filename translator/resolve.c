@@ -9,6 +9,8 @@
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
 
 #include "resolve.h"
 
@@ -440,6 +442,39 @@ static void declare_globals(struct resolver *r)
 			sym_add_global(r, g);
 }
 
+/* where the target kernel's function names are: the guest's System.map,
+ * a build tree's, or /boot's; NULL if none */
+static const char *kernel_symbol_file(const struct options *opt)
+{
+	const char *rel = opt->release, *cache = getenv("KTAP_CACHE");
+	char *path;
+
+	if (rel && strchr(rel, '/'))
+		path = xasprintf("%s/System.map", rel);
+	else if (rel)
+		path = xasprintf("/boot/System.map-%s", rel);
+	else if (opt->vm) {
+		const char *dir = vm_kernel_build_dir(opt);
+		const char *base = dir ? strstr(dir, "/linux-headers-") : NULL;
+
+		if (!base)
+			return NULL;
+		base += strlen("/linux-headers-");
+		path = cache && *cache ? xasprintf("%s/vm/%s/System.map", cache, base)
+				       : xasprintf("%s/.cache/ktap/vm/%s/System.map",
+						   getenv("HOME") ? getenv("HOME") : "/root", base);
+	} else {
+		/* the running kernel: its System.map (/proc/kallsyms takes
+		 * ~0.2 s to read; registration reports a missing name anyway) */
+		struct utsname u;
+
+		if (uname(&u) != 0)
+			return NULL;
+		path = xasprintf("/boot/System.map-%s", u.release);
+	}
+	return access(path, R_OK) == 0 ? path : NULL;
+}
+
 static const char *module_name_for(const struct options *opt,
 				   const struct file *user)
 {
@@ -472,6 +507,7 @@ struct program *resolve_program(struct file *user, struct options *opt)
 	load_tapsets(&r);
 	if (diag_error_count())
 		return NULL;
+	probes_load_symbols(kernel_symbol_file(opt));
 	prog->files = r.files;
 	prog->module_name = module_name_for(opt, user);
 	check_guru(&r);
