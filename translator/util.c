@@ -122,13 +122,14 @@ void *xalloc(size_t size)
 
 void *xrealloc(void *p, size_t size)
 {
-	void *q = realloc(p, size ? size : 1);
+	void *q;
+
+	/* the arena forgets the block first: p is not touched after realloc */
+	arena_remove(p);
+	q = realloc(p, size ? size : 1);
 	if (!q)
 		out_of_memory(size);
-	if (q != p) {
-		arena_remove(p);
-		arena_add(q);
-	}
+	arena_add(q);
 	return q;
 }
 
