@@ -251,10 +251,15 @@ static inline void ktap_stat_data_add(struct ktap_stat_data *sd,
 			sd->max = v;
 		if (v < sd->min)
 			sd->min = v;
+#ifdef KTAP_NEED_VARIANCE
+		/* two 64-bit divisions per value: only when @variance is used */
 		delta = vs - sd->avg_s;
 		sd->avg_s += ktap_div64(delta, sd->count);
 		sd->m2 += delta * (vs - sd->avg_s);
 		sd->variance_s = ktap_div64(sd->m2, sd->count - 1);
+#else
+		(void)delta;
+#endif
 	}
 	if (nb)
 		sd->hist[ktap_hist_index(h, nb, v)]++;

@@ -1473,6 +1473,51 @@ static char *restore_lines(const char *text, const char *c_file)
 	return sb.buf;
 }
 
+/* @variance costs two divisions per <<<: the runtime keeps it only if used */
+static bool expr_uses_variance(const struct expr *e);
+
+static bool stmt_uses_variance(const struct stmt *s)
+{
+	int i;
+
+	if (!s)
+		return false;
+	for (i = 0; i < s->nbody; i++)
+		if (stmt_uses_variance(s->body[i]))
+			return true;
+	return stmt_uses_variance(s->init) || expr_uses_variance(s->expr) ||
+	       expr_uses_variance(s->step) || stmt_uses_variance(s->then) ||
+	       stmt_uses_variance(s->els) || stmt_uses_variance(s->catch_body);
+}
+
+static bool expr_uses_variance(const struct expr *e)
+{
+	int i;
+
+	if (!e)
+		return false;
+	if (e->kind == EX_STAT_OP && strcmp(e->str, "variance") == 0)
+		return true;
+	for (i = 0; i < e->nargs; i++)
+		if (expr_uses_variance(e->args[i]))
+			return true;
+	return expr_uses_variance(e->lhs) || expr_uses_variance(e->rhs) ||
+	       expr_uses_variance(e->cond);
+}
+
+static bool uses_variance(const struct program *prog)
+{
+	int i;
+
+	for (i = 0; i < prog->nprobes; i++)
+		if (stmt_uses_variance(prog->probes[i]->body))
+			return true;
+	for (i = 0; i < prog->nfunctions; i++)
+		if (stmt_uses_variance(prog->functions[i]->body))
+			return true;
+	return false;
+}
+
 char *emit_program(const struct program *prog, const struct options *opt)
 {
 	struct emitter em = { 0 };
@@ -1486,6 +1531,8 @@ char *emit_program(const struct program *prog, const struct options *opt)
 		  prog->user->src->name);
 	sb_printf(&out, "#define KTAP_MODULE_NAME \"%s\"\n", prog->module_name);
 	emit_defines(&em, &out);
+	if (uses_variance(prog))
+		sb_puts(&out, "#define KTAP_NEED_VARIANCE 1\n");
 	sb_puts(&out, "#include \"runtime.h\"\n\n");
 	for (i = 0; i < prog->nembedded; i++) {
 		const struct embedded_block *b = prog->embedded[i];

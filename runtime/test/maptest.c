@@ -20,6 +20,7 @@
 #define KTAP_MODULE_NAME "ktap_maptest"
 /* timer hits that land in a kprobe handler are skipped: not a failure */
 #define MAXSKIPPED 1000000
+#define KTAP_NEED_VARIANCE 1
 #include "runtime.h"
 
 /* globals */
