@@ -485,6 +485,19 @@ static char *escape_percent(const char *s)
 	return sb.buf;
 }
 
+/* is argument n of fmt the address of a %m or %M? */
+static bool is_memory_conversion(const char *fmt, int n)
+{
+	struct format_spec specs[FORMAT_MAX_ARGS];
+	int count = format_parse(fmt, specs, FORMAT_MAX_ARGS, NULL, false);
+	char conv;
+
+	if (n >= count)
+		return false;
+	conv = specs[n].text[strlen(specs[n].text) - 1];
+	return conv == 'm' || conv == 'M';
+}
+
 static char *emit_formatted(struct emitter *em, const struct expr *e,
 			    const char *fmt, int first, bool to_string)
 {
@@ -502,6 +515,8 @@ static char *emit_formatted(struct emitter *em, const struct expr *e,
 	for (i = first; i < e->nargs; i++) {
 		if (e->args[i]->type == TY_STRING)
 			sb_printf(&call, ", (const char *)%s", vals[i]);
+		else if (is_memory_conversion(fmt, i - first))
+			sb_printf(&call, ", (const char *)(uintptr_t)%s", vals[i]);
 		else
 			sb_printf(&call, ", (int64_t)%s", vals[i]);
 	}

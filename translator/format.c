@@ -1,6 +1,8 @@
 /* format.c - SystemTap printf formats: %[flags][width][.precision][length]conv
  * with flags "-+ #0", '*' width/precision, length l/ll/h/hh/z/L (ignored:
  * every integer is 64-bit), conversions d i u x X o c p b s m M %.
+ * %m and %M take an address and show the kernel memory there (raw or in
+ * hex; the precision is the byte count), as in SystemTap.
  */
 #include <string.h>
 
@@ -13,7 +15,9 @@ static enum type conversion_type(char c)
 	case 'd': case 'i': case 'u': case 'x': case 'X': case 'o':
 	case 'c': case 'p': case 'b': case 'B':
 		return TY_LONG;
-	case 's': case 'm': case 'M':
+	case 'm': case 'M':	/* the address of kernel memory to show */
+		return TY_LONG;
+	case 's':
 		return TY_STRING;
 	default:
 		return TY_UNKNOWN;
