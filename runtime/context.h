@@ -455,29 +455,7 @@ static inline void ktap_nest_leave(struct ktap_context *c)
 }
 
 /**
- * ktap_frame_push() - allocate zeroed memory on this CPU's frame arena
- * @c: the context
- * @size: bytes (rounded up to 8)
- *
- * Return: the memory, or NULL with c->error set when the arena is full.
- */
-static inline void *ktap_frame_push(struct ktap_context *c, size_t size)
-{
-	void *p;
-
-	size = ALIGN(size, 8);
-	if (unlikely(size > KTAP_FRAME_SIZE - c->frame_used)) {
-		ktap_error(c, "MAXNESTING/frame space exceeded", NULL);
-		return NULL;
-	}
-	p = c->frame + c->frame_used;
-	c->frame_used += size;
-	memset(p, 0, size);
-	return p;
-}
-
-/**
- * ktap_frame_alloc() - like ktap_frame_push(), without zeroing
+ * ktap_frame_alloc() - memory on this CPU's frame arena, not zeroed
  * @c: the context
  * @size: bytes (rounded up to 8)
  *
@@ -497,6 +475,22 @@ static inline void *ktap_frame_alloc(struct ktap_context *c, size_t size)
 	}
 	p = c->frame + c->frame_used;
 	c->frame_used += size;
+	return p;
+}
+
+/**
+ * ktap_frame_push() - allocate zeroed memory on this CPU's frame arena
+ * @c: the context
+ * @size: bytes (rounded up to 8)
+ *
+ * Return: the memory, or NULL with c->error set when the arena is full.
+ */
+static inline void *ktap_frame_push(struct ktap_context *c, size_t size)
+{
+	void *p = ktap_frame_alloc(c, size);
+
+	if (p)
+		memset(p, 0, ALIGN(size, 8));
 	return p;
 }
 

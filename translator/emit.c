@@ -315,27 +315,30 @@ static char *emit_logical(struct emitter *em, const struct expr *e)
 	return t;
 }
 
+/* one branch of ?: : its value into the result temporary t */
+static void emit_branch_into(struct emitter *em, const char *t, const struct expr *e,
+			     enum type type)
+{
+	char *v;
+
+	em->indent++;
+	v = emit_expr(em, e);
+	if (type == TY_STRING)
+		line(em, "ktap_strcpy(%s, %s);", t, v);
+	else
+		line(em, "%s = %s;", t, v);
+	em->indent--;
+}
+
 static char *emit_ternary(struct emitter *em, const struct expr *e)
 {
 	char *t = new_temp(em, e->type);
-	char *cond = emit_expr(em, e->cond), *v;
+	char *cond = emit_expr(em, e->cond);
 
 	line(em, "if (%s) {", cond);
-	em->indent++;
-	v = emit_expr(em, e->lhs);
-	if (e->type == TY_STRING)
-		line(em, "ktap_strcpy(%s, %s);", t, v);
-	else
-		line(em, "%s = %s;", t, v);
-	em->indent--;
+	emit_branch_into(em, t, e->lhs, e->type);
 	line(em, "} else {");
-	em->indent++;
-	v = emit_expr(em, e->rhs);
-	if (e->type == TY_STRING)
-		line(em, "ktap_strcpy(%s, %s);", t, v);
-	else
-		line(em, "%s = %s;", t, v);
-	em->indent--;
+	emit_branch_into(em, t, e->rhs, e->type);
 	line(em, "}");
 	return t;
 }
