@@ -182,12 +182,7 @@ static void retire(const struct cache *c, const char *path)
 
 static char *cache_root(void)
 {
-	const char *cache = getenv("KTAP_CACHE");
-	const char *home = getenv("HOME");
-
-	if (cache && *cache)
-		return xstrdup(cache);
-	return xasprintf("%s/.cache/ktap", home && *home ? home : "/tmp");
+	return xstrdup(ktap_cache_dir());
 }
 
 /* why a directory or a file of the cache is not ours alone, or NULL */

@@ -77,9 +77,7 @@ static bool expr_is_pure(struct eliminator *el, const struct expr *e)
 			return false;
 		break;
 	case EX_CALL:
-		if (e->builtin && e->builtin != BI_SPRINTF && e->builtin != BI_SPRINT &&
-		    e->builtin != BI_SPRINTLN && e->builtin != BI_SPRINTD &&
-		    e->builtin != BI_SPRINTDLN)
+		if (e->builtin && !builtin_returns_string(e->builtin))
 			return false;
 		if (e->fn && !function_is_pure(el, e->fn))
 			return false;

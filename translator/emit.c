@@ -488,16 +488,11 @@ static char *escape_percent(const char *s)
 	return sb.buf;
 }
 
-/* is argument n of fmt the address of a %m or %M? */
-static bool is_memory_conversion(const char *fmt, int n)
+/* is this argument of a format the address of a %m or %M? */
+static bool is_memory_conversion(const struct format_spec *spec)
 {
-	struct format_spec specs[FORMAT_MAX_ARGS];
-	int count = format_parse(fmt, specs, FORMAT_MAX_ARGS, NULL, false);
-	char conv;
+	char conv = spec->text[strlen(spec->text) - 1];
 
-	if (n >= count)
-		return false;
-	conv = specs[n].text[strlen(specs[n].text) - 1];
 	return conv == 'm' || conv == 'M';
 }
 
@@ -505,6 +500,8 @@ static char *emit_formatted(struct emitter *em, const struct expr *e,
 			    const char *fmt, int first, bool to_string)
 {
 	char **vals = emit_args(em, e, first);
+	struct format_spec specs[FORMAT_MAX_ARGS];
+	int nspecs = format_parse(fmt, specs, FORMAT_MAX_ARGS, NULL, false);
 	struct strbuf call = { 0 };
 	char *t = NULL;
 	int i;
@@ -518,7 +515,7 @@ static char *emit_formatted(struct emitter *em, const struct expr *e,
 	for (i = first; i < e->nargs; i++) {
 		if (e->args[i]->type == TY_STRING)
 			sb_printf(&call, ", (const char *)%s", vals[i]);
-		else if (is_memory_conversion(fmt, i - first))
+		else if (i - first < nspecs && is_memory_conversion(&specs[i - first]))
 			sb_printf(&call, ", (const char *)(uintptr_t)%s", vals[i]);
 		else
 			sb_printf(&call, ", (int64_t)%s", vals[i]);
@@ -532,9 +529,7 @@ static char *emit_builtin(struct emitter *em, const struct expr *e)
 {
 	bool ln = e->builtin == BI_PRINTLN || e->builtin == BI_SPRINTLN ||
 		  e->builtin == BI_PRINTDLN || e->builtin == BI_SPRINTDLN;
-	bool to_string = e->builtin == BI_SPRINTF || e->builtin == BI_SPRINT ||
-			 e->builtin == BI_SPRINTLN || e->builtin == BI_SPRINTD ||
-			 e->builtin == BI_SPRINTDLN;
+	bool to_string = builtin_returns_string(e->builtin);
 
 	switch (e->builtin) {
 	case BI_PRINTF:

@@ -26,6 +26,7 @@ char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *read_whole_file(const char *path, size_t *len);	/* NULL + errno */
 double now_seconds(void);			/* monotonic */
+const char *ktap_cache_dir(void);	/* $KTAP_CACHE, else ~/.cache/ktap */
 long peak_rss_kb(void);
 void arena_begin(void);		/* record every allocation from here on */
 void arena_release(void);	/* free them all (the fuzzer, per input) */
@@ -119,6 +120,7 @@ int vm_run(const char *ko_path, const struct options *opt);	/* vm.c */
 int vm_command(const char *what, const struct options *opt);	/* setup/start/stop/status */
 int vm_exec(const char *command, const struct options *opt);	/* --vm-exec */
 const char *vm_kernel_build_dir(const struct options *opt);	/* headers of the guest's kernel */
+const char *vm_kernel_release(const struct options *opt);	/* its ABI, e.g. 6.1.0-57-amd64 */
 
 /* ---- main.c: options ---- */
 

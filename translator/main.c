@@ -184,18 +184,6 @@ static void report_pass(const struct options *opt, int pass, double t0)
 			(now_seconds() - t0) * 1000.0, peak_rss_kb());
 }
 
-/* the guest's kernel release, from its headers' directory name */
-static const char *guest_kernel_release(const struct options *opt)
-{
-	const char *dir = vm_kernel_build_dir(opt);
-	const char *base = dir ? strrchr(dir, '/') : NULL;
-	const char *prefix = "/linux-headers-";
-
-	if (!base || strncmp(base, prefix, strlen(prefix)) != 0)
-		return NULL;
-	return base + strlen(prefix);
-}
-
 /* what %( conditions and $1/@1 see: the script's arguments and target */
 static void set_preprocessor_env(const struct options *opt)
 {
@@ -207,7 +195,7 @@ static void set_preprocessor_env(const struct options *opt)
 	if (opt->release && !strchr(opt->release, '/'))
 		env.kernel_vr = opt->release;
 	else if (!opt->release && opt->vm)
-		env.kernel_vr = guest_kernel_release(opt);
+		env.kernel_vr = vm_kernel_release(opt);
 	/* CONFIG_* tests read the target's own configuration */
 	if (opt->release && strchr(opt->release, '/'))
 		env.kconfig_path = xasprintf("%s/.config", opt->release);

@@ -86,4 +86,7 @@ enum builtin {
 	BI_SPRINTDLN,
 };
 
+/* the sprint family: they return a string and print nothing */
+bool builtin_returns_string(int id);
+
 #endif

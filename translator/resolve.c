@@ -446,7 +446,7 @@ static void declare_globals(struct resolver *r)
  * a build tree's, or /boot's; NULL if none */
 static const char *kernel_symbol_file(const struct options *opt)
 {
-	const char *rel = opt->release, *cache = getenv("KTAP_CACHE");
+	const char *rel = opt->release;
 	char *path;
 
 	if (rel && strchr(rel, '/'))
@@ -454,15 +454,11 @@ static const char *kernel_symbol_file(const struct options *opt)
 	else if (rel)
 		path = xasprintf("/boot/System.map-%s", rel);
 	else if (opt->vm) {
-		const char *dir = vm_kernel_build_dir(opt);
-		const char *base = dir ? strstr(dir, "/linux-headers-") : NULL;
+		const char *abi = vm_kernel_release(opt);
 
-		if (!base)
+		if (!abi)
 			return NULL;
-		base += strlen("/linux-headers-");
-		path = cache && *cache ? xasprintf("%s/vm/%s/System.map", cache, base)
-				       : xasprintf("%s/.cache/ktap/vm/%s/System.map",
-						   getenv("HOME") ? getenv("HOME") : "/root", base);
+		path = xasprintf("%s/vm/%s/System.map", ktap_cache_dir(), abi);
 	} else {
 		/* the running kernel: its System.map (/proc/kallsyms takes
 		 * ~0.2 s to read; registration reports a missing name anyway) */

@@ -20,6 +20,12 @@ static const struct {
 	{ "sprintd", BI_SPRINTD },	{ "sprintdln", BI_SPRINTDLN },
 };
 
+bool builtin_returns_string(int id)
+{
+	return id == BI_SPRINTF || id == BI_SPRINT || id == BI_SPRINTLN ||
+	       id == BI_SPRINTD || id == BI_SPRINTDLN;
+}
+
 int builtin_lookup(const char *name)
 {
 	size_t i;

@@ -307,8 +307,7 @@ static enum type infer_builtin(struct resolver *r, struct expr *e)
 		}
 		break;
 	}
-	return (e->builtin == BI_SPRINT || e->builtin == BI_SPRINTLN ||
-		e->builtin == BI_SPRINTD || e->builtin == BI_SPRINTDLN) ? TY_STRING : TY_VOID;
+	return builtin_returns_string(e->builtin) ? TY_STRING : TY_VOID;
 }
 
 static enum type infer_call(struct resolver *r, struct expr *e, enum type want)
@@ -506,14 +505,10 @@ static void infer_stmt(struct resolver *r, struct stmt *s, struct function *fn);
 static void warn_unused_result(const struct stmt *s)
 {
 	const struct expr *e = s->expr;
-	bool pure_builtin;
 
 	if (e->kind != EX_CALL || !s->loc.src || s->loc.src->is_tapset)
 		return;
-	pure_builtin = e->builtin == BI_SPRINTF || e->builtin == BI_SPRINT ||
-		       e->builtin == BI_SPRINTLN || e->builtin == BI_SPRINTD ||
-		       e->builtin == BI_SPRINTDLN;
-	if (pure_builtin || (e->fn && e->fn->embedded && e->fn->pure &&
+	if (builtin_returns_string(e->builtin) || (e->fn && e->fn->embedded && e->fn->pure &&
 			     e->fn->ret_type != TY_VOID))
 		diag_warning(&e->loc, "the result of %s() is not used", e->str);
 }

@@ -257,3 +257,17 @@ void sb_printf(struct strbuf *sb, const char *fmt, ...)
 	va_end(ap);
 	sb->len += (size_t)n;
 }
+
+/* where ktap keeps the guest and the module cache: $KTAP_CACHE, else
+ * ~/.cache/ktap */
+const char *ktap_cache_dir(void)
+{
+	static char *dir;
+	const char *cache = getenv("KTAP_CACHE");
+	const char *home = getenv("HOME");
+
+	if (!dir)
+		dir = cache && *cache ? xstrdup(cache)
+				      : xasprintf("%s/.cache/ktap", home && *home ? home : "/tmp");
+	return dir;
+}

@@ -181,15 +181,10 @@ struct vm_paths {
 static const struct vm_paths *paths(void)
 {
 	static struct vm_paths p;
-	const char *cache = getenv("KTAP_CACHE");
-	const char *home = getenv("HOME");
 
 	if (p.vm)
 		return &p;
-	if (cache && *cache)
-		p.vm = xasprintf("%s/vm", cache);
-	else
-		p.vm = xasprintf("%s/.cache/ktap/vm", home && *home ? home : "/tmp");
+	p.vm = xasprintf("%s/vm", ktap_cache_dir());
 	p.run = xasprintf("%s/run", p.vm);
 	p.share = xasprintf("%s/share", p.run);
 	p.sock = xasprintf("%s/ctl.sock", p.run);
@@ -376,18 +371,27 @@ static int ensure_initramfs(const struct options *opt, const char *abi)
 	return rc;
 }
 
+/* the guest's kernel ABI (provisioning first if needed), or NULL */
+const char *vm_kernel_release(const struct options *opt)
+{
+	static char *abi;
+
+	if (!abi)
+		abi = ensure_provisioned(opt);
+	return abi;
+}
+
 const char *vm_kernel_build_dir(const struct options *opt)
 {
 	static char *dir;
-	char *abi;
+	const char *abi;
 
 	if (dir)
 		return dir;
-	abi = ensure_provisioned(opt);
+	abi = vm_kernel_release(opt);
 	if (!abi)
 		return NULL;
 	dir = xasprintf("/usr/src/linux-headers-%s", abi);
-	free(abi);
 	return dir;
 }
 
