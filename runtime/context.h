@@ -103,6 +103,9 @@ struct ktap_probe {
  * @re_ngroups: regex.h: groups of the last =~ of this hit; 0 if it failed
  * @re_caps: regex.h: its groups' start and end offsets in @re_subject, -1 unset
  * @re_subject: regex.h: MAXSTRINGLEN bytes, a copy of its subject
+ * @tp_args: tracepoint probes: the tracepoint's arguments (target.h)
+ * @target_loc: "near $var at FILE:L:C" of the target expression being
+ *	read, for fault messages (target.h)
  * @errbuf: storage of @error
  */
 struct ktap_context {
@@ -121,6 +124,8 @@ struct ktap_context {
 	int re_ngroups;
 	int re_caps[2 * KTAP_RE_MAXGROUPS];
 	char *re_subject;
+	const unsigned long *tp_args;
+	const char *target_loc;
 	char errbuf[KTAP_ERRLEN];
 };
 
@@ -264,6 +269,8 @@ static inline struct ktap_context *ktap_enter(const struct ktap_probe *probe,
 	c->frame_used = 0;
 	c->print_len = 0;
 	c->re_ngroups = 0;
+	c->tp_args = NULL;
+	c->target_loc = NULL;
 	return c;
 }
 

@@ -18,6 +18,7 @@
  *   stat.h       statistics: per-CPU accumulation, merging, histograms
  *   map.h        associative arrays (statistics arrays are per CPU)
  *   uaccess.h    no-fault reads of kernel and user memory
+ *   target.h     target variables: registers, kernel reads by DWARF/BTF
  *   time.h       timer probes, clocks
  *   module.h     (included last by the generated file) state machine,
  *                probe registration, module init/exit
@@ -65,6 +66,7 @@
 #include "stat.h"
 #include "map.h"
 #include "uaccess.h"
+#include "target.h"
 #include "time.h"
 
 #endif /* _KTAP_RUNTIME_H */

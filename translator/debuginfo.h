@@ -1,0 +1,213 @@
+/* debuginfo.h - what the traced kernel's debuginfo says: functions, their
+ * variables, C types, source lines, tracepoints.
+ *
+ * Two providers fill the same structures: dwarf.c (elfutils libdw/libdwfl,
+ * the kernel's DWARF, indexed once per build-id into the cache) and btf.c
+ * (libbpf, the kernel's BTF: function entries and parameters only, for
+ * when there is no DWARF). probes/dwarf.c and probes/trace.c turn their
+ * answers into probe points; target.c compiles $var->field chains over the
+ * types.
+ *
+ * Every string and structure returned is allocated with xalloc() and lives
+ * until the process ends (the translator is short-lived).
+ */
+#ifndef KTAP_DEBUGINFO_H
+#define KTAP_DEBUGINFO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* ---- C types ---- */
+
+enum ctype_kind {
+	CT_VOID,
+	CT_INT,		/* char, short, int, long, bool, _Bool, ... */
+	CT_ENUM,
+	CT_FLOAT,
+	CT_POINTER,
+	CT_ARRAY,
+	CT_STRUCT,
+	CT_UNION,
+	CT_FUNC,
+};
+
+struct ctype;
+
+/* one member of a struct or union */
+struct ctype_member {
+	const char *name;	/* NULL: an anonymous struct/union, whose members
+				 * are found through it */
+	struct ctype *type;
+	uint64_t offset;	/* bytes from the start of the outer type */
+	int bit_offset;		/* bitfields: bits from the start of the outer
+				 * type (absolute, DWARF 5 style); else 0 */
+	int bit_size;		/* 0 unless a bitfield */
+};
+
+/* one enumerator, for $var$ pretty-printing */
+struct ctype_enumerator {
+	const char *name;
+	int64_t value;
+};
+
+/*
+ * A C type. Typedefs and cv-qualifiers are looked through: kind, size and
+ * the rest describe the underlying type, while name keeps the spelling a
+ * user knows ("size_t", "struct file*", "const char*", "loff_t*").
+ */
+struct ctype {
+	enum ctype_kind kind;
+	const char *name;
+	uint64_t size;		/* bytes; 0 when unknown (void, incomplete) */
+	bool is_signed;		/* CT_INT, CT_ENUM */
+	bool is_char;		/* CT_INT of char kind: char*, char[] read as strings */
+	struct ctype *target;	/* CT_POINTER: the pointee (NULL: void);
+				 * CT_ARRAY: the element; CT_FUNC: return type */
+	uint64_t nelems;	/* CT_ARRAY: number of elements, 0 if unknown */
+	/* CT_STRUCT, CT_UNION: call ctype_members() rather than reading these */
+	struct ctype_member *members;
+	int nmembers;
+	/* CT_ENUM */
+	struct ctype_enumerator *enumerators;
+	int nenumerators;
+	/* the provider's, for loading members on first use */
+	bool members_loaded;
+	void (*load_members)(struct ctype *t);
+	uint64_t provider_ref;	/* e.g. a DIE offset or a BTF type id */
+};
+
+/* the members of a struct or union (loaded on first use); 0 for others */
+int ctype_members(struct ctype *t, struct ctype_member **members);
+
+/* ---- variables ---- */
+
+/*
+ * A variable as C that a probe handler can evaluate. The handler's context
+ * pointer is named `c` (struct ktap_context *, runtime/context.h), and the
+ * C uses only these runtime helpers (runtime/target.h):
+ *   ktap_reg(c, N)                  the DWARF x86-64 register N at the probe
+ *                                    (0 rax, 1 rdx, 2 rcx, 3 rbx, 4 rsi,
+ *                                    5 rdi, 6 rbp, 7 rsp, 8-15 r8-r15,
+ *                                    16 rip), as unsigned long
+ *   ktap_kread(c, ADDR, SIZE)       SIZE (1, 2, 4, 8) bytes of kernel memory
+ *                                    at ADDR, zero-extended to unsigned long;
+ *                                    a fault sets c->error and gives 0
+ *   c->tp_args[N]                   tracepoint argument N (probes/trace.c)
+ *   c->retval                       the return value in a .return probe
+ * Both expressions are unsigned long valued and free of side effects other
+ * than the error on a fault.
+ */
+struct cvar {
+	const char *name;		/* without the '$' */
+	struct ctype *type;
+	bool is_param;
+	const char *value_c;		/* the value, if it fits in 8 bytes and
+					 * can be computed; else NULL */
+	const char *addr_c;		/* its kernel address, if it lives in
+					 * memory; else NULL */
+	const char *unavailable;	/* set when neither is known: why,
+					 * e.g. "optimized out at this address" */
+};
+
+/* ---- functions ---- */
+
+/* one probe-able instance of a kernel function */
+struct kfunc {
+	const char *name;
+	const char *decl_file;		/* path as in the DWARF, or NULL */
+	int decl_line;			/* 0 if unknown */
+	uint64_t addr;			/* where the probe goes */
+	const char *symbol;		/* ELF symbol that contains addr ... */
+	uint64_t offset;		/* ... and addr's offset in it (kprobes
+					 * take symbol+offset: KASLR-proof) */
+	bool inlined;			/* an inlined copy: no .return */
+	bool exported;			/* EXPORT_SYMBOL'd */
+	struct ctype *return_type;	/* NULL: void */
+	uint64_t provider_ref;		/* the provider's (e.g. DIE offsets) */
+	uint64_t provider_ref2;
+};
+
+/* ---- dwarf.c: the kernel's DWARF through libdw ---- */
+
+struct dw;
+
+/*
+ * Open the DWARF of the kernel with this release (e.g. 6.1.0-57-amd64)
+ * and build-id (hex, may be NULL when unknown). Looks, in order, in
+ * vm_dir/vmlinux when vm_dir is given (the ktap guest's cache),
+ * /usr/lib/debug/.build-id/xx/rest.debug, /usr/lib/debug/boot/vmlinux-REL,
+ * /lib/modules/REL/build/vmlinux, then asks debuginfod when DEBUGINFOD_URLS
+ * is set. The function index is built on first use for a build-id and kept
+ * in ktap_cache_dir()/dwarf/BUILDID/. NULL with *why set ("no debuginfo for
+ * 6.1.0-57-amd64: install linux-image-6.1.0-57-amd64-dbg ...") on failure.
+ */
+struct dw *dw_open(const char *release, const char *build_id,
+		   const char *vm_dir, char **why);
+const char *dw_path(const struct dw *dw);	/* the file in use */
+
+/*
+ * The function instances whose name matches name_glob (fnmatch), and whose
+ * declaring file matches file_glob when that is not NULL. Inlined copies
+ * are included when want_inlined, out-of-line bodies when want_outline.
+ * Sorted by name, then address. Returns the count; *out is xalloc'd.
+ */
+int dw_functions(struct dw *dw, const char *name_glob, const char *file_glob,
+		 bool want_outline, bool want_inlined, struct kfunc **out);
+
+/*
+ * The variables visible at pc inside function instance f: parameters
+ * first (in declaration order), then locals of the scopes that contain pc
+ * (innermost first; a name shadowed by an inner scope appears once).
+ */
+int dw_variables(struct dw *dw, const struct kfunc *f, uint64_t pc,
+		 struct cvar **out);
+
+/* a struct, union, enum or typedef by name: "task_struct",
+ * "struct task_struct", "union thread_union", "pid_t"; NULL if unknown */
+struct ctype *dw_type_named(struct dw *dw, const char *name);
+
+/* a global variable (@var("jiffies")): its address as C in addr_c */
+bool dw_global(struct dw *dw, const char *name, struct cvar *out);
+
+/*
+ * Addresses of the line-table rows that begin statements of function f at
+ * lines [first, last] of its file (or any file matching file_glob when not
+ * NULL); one address per line (the lowest). Returns the count; *lines
+ * gets the line of each.
+ */
+int dw_statements(struct dw *dw, const struct kfunc *f, const char *file_glob,
+		  int first, int last, uint64_t **addrs, int **lines);
+
+/* ---- tracepoints (dwarf.c: from __traceiter_NAME's prototype) ---- */
+
+struct ktracepoint {
+	const char *system;		/* "sched" (the trace/events header) */
+	const char *name;		/* "sched_switch" */
+	int nargs;
+	struct cvar *args;		/* value_c = "c->tp_args[i]" */
+};
+
+int dw_tracepoints(struct dw *dw, const char *system_glob,
+		   const char *name_glob, struct ktracepoint **out);
+
+/* ---- btf.c: the kernel's BTF through libbpf (no DWARF needed) ---- */
+
+struct btf_kernel;
+
+/* from the BTF section of the image (vm_dir/vmlinux-pvh) or
+ * /sys/kernel/btf/vmlinux; NULL with *why on failure */
+struct btf_kernel *btfk_open(const char *vm_dir, char **why);
+
+/* out-of-line functions only (BTF knows no inline copies); addr is 0 and
+ * symbol = name, offset = 0 */
+int btfk_functions(struct btf_kernel *b, const char *name_glob,
+		   struct kfunc **out);
+
+/* a function's parameters at its entry: value_c = ktap_reg(c, N) by the
+ * x86-64 calling convention (rdi, rsi, rdx, rcx, r8, r9) */
+int btfk_parameters(struct btf_kernel *b, const struct kfunc *f,
+		    struct cvar **out);
+
+struct ctype *btfk_type_named(struct btf_kernel *b, const char *name);
+
+#endif
