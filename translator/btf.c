@@ -130,7 +130,8 @@ static int compare_ksyms(const void *a, const void *b)
 /* text symbols and __ksymtab_ entries (which say "exported") */
 static bool wanted_symbol(char type, const char *name)
 {
-	return type == 't' || type == 'T' || strncmp(name, "__ksymtab_", 10) == 0;
+	return type == 't' || type == 'T' || type == 'w' || type == 'W' ||
+	       strncmp(name, "__ksymtab_", 10) == 0;
 }
 
 static void add_symbol(struct btf_kernel *b, size_t *cap, const char *name,
@@ -454,6 +455,17 @@ static struct ctype *btfk_ctype(struct btf_kernel *b, uint32_t id)
 	return c;
 }
 
+/* a bitfield's offset is the aligned storage unit of its type when the
+ * field lies within one (as dwarf.c gives it), else the byte it starts in */
+static void place_bitfield(struct ctype_member *cm, uint32_t bit)
+{
+	uint64_t unit = cm->type->size * 8;
+
+	cm->bit_offset = (int)bit;
+	if (unit && bit / unit == (bit + cm->bit_size - 1) / unit)
+		cm->offset = bit / unit * cm->type->size;
+}
+
 /* ctype.load_members for BTF structs and unions */
 static void load_btf_members(struct ctype *c)
 {
@@ -472,7 +484,8 @@ static void load_btf_members(struct ctype *c)
 		cm->type = btfk_ctype(b, m[i].type);
 		cm->offset = bit / 8;
 		cm->bit_size = btf_member_bitfield_size(t, i);
-		cm->bit_offset = cm->bit_size ? (int)bit : 0;
+		if (cm->bit_size)
+			place_bitfield(cm, bit);
 	}
 }
 

@@ -6,6 +6,7 @@
  * with the DWARF when dwarf.c is linked in, and prints timings.
  *
  * usage: btf_test [VM_DIR]   (default: the cache's vm/6.1.0-57-amd64)
+ * BTF_TEST_GLOB=GLOB also compares those functions' parameters with DWARF.
  * Exits 1 if any check fails.
  */
 #include <stdarg.h>
@@ -62,6 +63,10 @@ extern struct dw *dw_open(const char *, const char *, const char *, char **)
 	__attribute__((weak));
 extern struct ctype *dw_type_named(struct dw *, const char *)
 	__attribute__((weak));
+extern int dw_functions(struct dw *, const char *, const char *, bool, bool,
+			struct kfunc **) __attribute__((weak));
+extern int dw_variables(struct dw *, const struct kfunc *, uint64_t,
+			struct cvar **) __attribute__((weak));
 
 static const struct ctype_member *member(struct ctype *t, const char *name)
 {
@@ -186,6 +191,30 @@ static void check_struct_by_value(struct btf_kernel *b)
 	      !p[1].value_c && p[1].unavailable, "pteval (a pte_t) unavailable");
 }
 
+/* __copy_xstate_to_uabi_buf(struct membuf to, struct fpstate *fpstate,
+ * u64 xfeatures, u32 pkru_val, enum xstate_copy_mode copy_mode): the
+ * 16-byte struct takes rdi and rsi, so the rest move along by two */
+static void check_two_register_struct(struct btf_kernel *b)
+{
+	static const int regs[] = { 1, 2, 8, 9 };
+	int i, n;
+	struct cvar *p = parameters_of(b, "__copy_xstate_to_uabi_buf", &n);
+
+	CHECK(n == 5, "__copy_xstate_to_uabi_buf has %d parameters", n);
+	if (n != 5)
+		return;
+	CHECK(p[0].type->size == 16 && !p[0].value_c && p[0].unavailable,
+	      "a 16-byte struct by value is unavailable");
+	for (i = 1; i < 5; i++) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "ktap_reg(c, %d)", regs[i - 1]);
+		CHECK(p[i].value_c && !strcmp(p[i].value_c, want),
+		      "__copy_xstate_to_uabi_buf $%s in %s, want %s", p[i].name,
+		      str(p[i].value_c), want);
+	}
+}
+
 static void check_glob(struct btf_kernel *b)
 {
 	struct kfunc *f;
@@ -205,6 +234,19 @@ static void check_glob(struct btf_kernel *b)
 }
 
 /* ---- types ---- */
+
+/* task_struct: unsigned sched_reset_on_fork:1 lies in an aligned
+ * 4-byte storage unit, which is its offset */
+static void check_wide_bitfield(struct ctype *task)
+{
+	const struct ctype_member *m = member(task, "sched_reset_on_fork");
+
+	CHECK(m && m->bit_size == 1 && m->type->size == 4 && m->offset % 4 == 0 &&
+	      (uint64_t)m->bit_offset >= m->offset * 8 &&
+	      (uint64_t)m->bit_offset < m->offset * 8 + 32,
+	      "sched_reset_on_fork:1 in its unsigned int at %llu, bit %d",
+	      m ? (unsigned long long)m->offset : 0ULL, m ? m->bit_offset : -1);
+}
 
 static void check_task_struct(struct btf_kernel *b, uint64_t *pid_offset)
 {
@@ -234,6 +276,7 @@ static void check_task_struct(struct btf_kernel *b, uint64_t *pid_offset)
 	      !strcmp(comm->type->name, "char[16]"), "comm is char[16], got %s",
 	      comm->type->name);
 	*pid_offset = pid->offset;
+	check_wide_bitfield(t);
 }
 
 /* sk_buff: __u8 __cloned_offset[0]; __u8 cloned:1, nohdr:1, fclone:2, ... */
@@ -318,14 +361,101 @@ static void check_anonymous_members(struct btf_kernel *b)
 	CHECK(anonymous > 0, "struct page has an anonymous union");
 }
 
-static void compare_with_dwarf(const char *vm_dir, uint64_t btf_pid_offset)
+/* every member's place, size and kind the same in BTF and DWARF; type
+ * names too, except function pointers (DWARF spells them "func*") */
+static void compare_members(struct btf_kernel *b, struct dw *dw, const char *name)
+{
+	struct ctype *bt = btfk_type_named(b, name), *dt = dw_type_named(dw, name);
+	struct ctype_member *bm, *dm;
+	int i, n = bt ? ctype_members(bt, &bm) : -1, same = 0;
+
+	CHECK(bt && dt && ctype_members(dt, &dm) == n && bt->size == dt->size,
+	      "%s: %d members in BTF, %d in DWARF", name, n,
+	      dt ? ctype_members(dt, &dm) : -1);
+	if (!bt || !dt || ctype_members(dt, &dm) != n)
+		return;
+	for (i = 0; i < n; i++) {
+		bool names = !strcmp(str(bm[i].name), str(dm[i].name)) &&
+			(strstr(bm[i].type->name, "(*)") ||
+			 !strcmp(bm[i].type->name, dm[i].type->name));
+		bool ok = names && bm[i].offset == dm[i].offset &&
+			bm[i].bit_offset == dm[i].bit_offset &&
+			bm[i].bit_size == dm[i].bit_size &&
+			bm[i].type->kind == dm[i].type->kind &&
+			bm[i].type->size == dm[i].type->size;
+
+		CHECK(ok, "%s.%s: BTF %s at %llu (bit %d:%d), DWARF %s %s at %llu (bit %d:%d)",
+		      name, str(bm[i].name), bm[i].type->name,
+		      (unsigned long long)bm[i].offset, bm[i].bit_offset, bm[i].bit_size,
+		      dm[i].type->name, str(dm[i].name), (unsigned long long)dm[i].offset,
+		      dm[i].bit_offset, dm[i].bit_size);
+		same += ok;
+	}
+	printf("%s: %d of %d members the same in BTF and DWARF\n", name, same, n);
+}
+
+/* one parameter: the same name and spelling, and where BTF has a
+ * register, DWARF's location at the entry is that register */
+static bool same_parameter(const struct cvar *bv, const struct cvar *dv)
+{
+	return !strcmp(bv->name, dv->name) && dv->is_param &&
+		(strstr(bv->type->name, "(*)") || !strcmp(bv->type->name, dv->type->name)) &&
+		(!bv->value_c || (dv->value_c && !strcmp(bv->value_c, dv->value_c)));
+}
+
+/* 1: all parameters agree; 0: not comparable; -1: they differ */
+static int compare_function(struct btf_kernel *b, struct dw *dw,
+			    const struct kfunc *bf)
+{
+	struct kfunc *df;
+	struct cvar *bv, *dv;
+	int i, nb, nd;
+
+	if (dw_functions(dw, bf->name, NULL, true, false, &df) != 1 ||
+	    df->addr != bf->addr)
+		return 0;
+	nb = btfk_parameters(b, bf, &bv);
+	nd = dw_variables(dw, df, df->addr, &dv);
+	for (i = 0; i < nb; i++) {
+		if (i < nd && same_parameter(&bv[i], &dv[i]))
+			continue;
+		printf("FAIL: %s $%s: BTF %s %s, DWARF %s %s %s\n", bf->name, bv[i].name,
+		       bv[i].type->name, str(bv[i].value_c),
+		       i < nd ? dv[i].type->name : "-", i < nd ? dv[i].name : "-",
+		       i < nd ? str(dv[i].value_c) : "-");
+		return -1;
+	}
+	return 1;
+}
+
+/* the parameters of every function matching glob, BTF against DWARF */
+static void compare_parameters(struct btf_kernel *b, struct dw *dw,
+			       const char *glob)
+{
+	struct kfunc *f;
+	int i, n = btfk_functions(b, glob, &f), same = 0, compared = 0;
+
+	for (i = 0; i < n; i++) {
+		int r = compare_function(b, dw, &f[i]);
+
+		compared += r != 0;
+		same += r > 0;
+	}
+	CHECK(compared > 0 && same == compared, "%s: %d of %d functions' parameters agree",
+	      glob, same, compared);
+	printf("%s: parameters of %d of %d functions agree with DWARF\n", glob, same,
+	       compared);
+}
+
+static void compare_with_dwarf(struct btf_kernel *b, const char *vm_dir,
+			       uint64_t btf_pid_offset)
 {
 	char *why = NULL;
 	struct dw *dw;
 	struct ctype *t;
 	const struct ctype_member *pid;
 
-	if (!dw_open || !dw_type_named) {
+	if (!dw_open || !dw_type_named || !dw_functions || !dw_variables) {
 		printf("DWARF comparison skipped: dwarf.c not linked in\n");
 		return;
 	}
@@ -334,6 +464,13 @@ static void compare_with_dwarf(const char *vm_dir, uint64_t btf_pid_offset)
 		printf("DWARF comparison skipped: %s\n", str(why));
 		return;
 	}
+	compare_parameters(b, dw, "vfs_*");
+	compare_parameters(b, dw, "tcp_*");
+	if (getenv("BTF_TEST_GLOB"))	/* e.g. '*': every function (slow) */
+		compare_parameters(b, dw, getenv("BTF_TEST_GLOB"));
+	compare_members(b, dw, "struct task_struct");
+	compare_members(b, dw, "struct sk_buff");
+	compare_members(b, dw, "struct file");
 	t = dw_type_named(dw, "task_struct");
 	pid = t ? member(t, "pid") : NULL;
 	CHECK(pid && pid->offset == btf_pid_offset,
@@ -369,6 +506,7 @@ int main(int argc, char **argv)
 	check_vfs_read(b);
 	check_stack_parameters(b);
 	check_struct_by_value(b);
+	check_two_register_struct(b);
 	check_glob(b);
 	check_task_struct(b, &pid_offset);
 	check_bitfields(b);
@@ -378,7 +516,7 @@ int main(int argc, char **argv)
 	check_const_spelling(b);
 	check_open_errors();
 	printf("peak RSS before DWARF: %ld KiB\n", peak_rss_kb());
-	compare_with_dwarf(vm_dir, pid_offset);
+	compare_with_dwarf(b, vm_dir, pid_offset);
 	printf("%s: %d failed checks\n", failures ? "FAIL" : "PASS", failures);
 	return failures ? 1 : 0;
 }
