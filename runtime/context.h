@@ -57,6 +57,7 @@ enum ktap_probe_kind {
 	KTAP_PROBE_TIMER,
 	KTAP_PROBE_KPROBE,
 	KTAP_PROBE_KRETPROBE,
+	KTAP_PROBE_TRACEPOINT,
 };
 
 struct ktap_context;
@@ -71,6 +72,11 @@ struct ktap_context;
  * @period_ns: timer: period
  * @maxactive: kretprobe: concurrent instances, 0 for the kernel default
  * @optional: a failure to register skips the probe instead of failing start
+ * @tracepoint: tracepoint: its name
+ * @tp_func: tracepoint: the generated function registered on it
+ * @entry: kretprobe: saves the @entry() values at the function's entry
+ *	into c->tp_args (kretprobe instance data), or NULL
+ * @entry_size: bytes of instance data @entry needs
  */
 struct ktap_probe {
 	enum ktap_probe_kind kind;
@@ -81,6 +87,10 @@ struct ktap_probe {
 	u64 period_ns;
 	int maxactive;
 	bool optional;
+	const char *tracepoint;
+	void *tp_func;
+	void (*entry)(struct ktap_context *c);
+	size_t entry_size;
 };
 
 /* Groups a regex may have, group 0 (the whole match) included (regex.h). */

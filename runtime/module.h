@@ -44,6 +44,7 @@ struct ktap_slot {
 		struct kprobe kp;
 		struct kretprobe rp;
 		struct ktap_timer timer;
+		struct tracepoint *tp;
 	};
 };
 
@@ -93,11 +94,97 @@ static int ktap_kretprobe_ret(struct kretprobe_instance *ri,
 	c = ktap_enter(slot->probe, regs);
 	if (c) {
 		c->retval = regs_return_value(regs);
+		c->tp_args = (const unsigned long *)ri->data;
 		slot->probe->handler(c);
 		ktap_leave(c);
 	}
 	preempt_enable();
 	return 0;
+}
+
+/**
+ * ktap_kretprobe_entry() - kretprobe entry handler: save @entry() values
+ * @ri: the instance; its data gets the values
+ * @regs: registers at the function's entry
+ *
+ * Return: 0 (the return probe will run). An error while saving is
+ * reported like any handler error.
+ */
+static int ktap_kretprobe_entry(struct kretprobe_instance *ri,
+				struct pt_regs *regs)
+{
+	struct kretprobe *rp = get_kretprobe(ri);
+	struct ktap_slot *slot;
+	struct ktap_context *c;
+
+	if (!rp)
+		return 0;
+	slot = container_of(rp, struct ktap_slot, rp);
+	memset(ri->data, 0, slot->probe->entry_size);
+	preempt_disable();
+	c = ktap_enter(slot->probe, regs);
+	if (c) {
+		c->tp_args = (const unsigned long *)ri->data;
+		slot->probe->entry(c);
+		ktap_leave(c);
+	}
+	preempt_enable();
+	return 0;
+}
+
+/**
+ * ktap_tracepoint_hit() - run a tracepoint probe
+ * @slot: the probe's slot (the data registered with the tracepoint)
+ * @args: the tracepoint's arguments, each widened to unsigned long
+ *
+ * Called by the generated function registered on the tracepoint, with
+ * preemption already disabled by the tracepoint machinery.
+ */
+static __maybe_unused void ktap_tracepoint_hit(void *slot,
+					       const unsigned long *args)
+{
+	const struct ktap_probe *probe = ((struct ktap_slot *)slot)->probe;
+	struct ktap_context *c;
+
+	preempt_disable_notrace();
+	c = ktap_enter(probe, NULL);
+	if (c) {
+		c->tp_args = args;
+		probe->handler(c);
+		ktap_leave(c);
+	}
+	preempt_enable_notrace();
+}
+
+struct ktap_tp_search {
+	const char *name;
+	struct tracepoint *found;
+};
+
+static void ktap_tp_match(struct tracepoint *tp, void *priv)
+{
+	struct ktap_tp_search *s = priv;
+
+	if (!s->found && strcmp(tp->name, s->name) == 0)
+		s->found = tp;
+}
+
+/**
+ * ktap_tracepoint_arm() - register on the kernel tracepoint of that name
+ * @slot: the probe's slot
+ *
+ * Return: 0, -ENOENT if the kernel has no such tracepoint, or the error
+ * of tracepoint_probe_register().
+ */
+static int ktap_tracepoint_arm(struct ktap_slot *slot)
+{
+	struct ktap_tp_search s = { .name = slot->probe->tracepoint };
+
+	for_each_kernel_tracepoint(ktap_tp_match, &s);
+	if (!s.found)
+		return -ENOENT;
+	slot->tp = s.found;
+	return tracepoint_probe_register(s.found, slot->probe->tp_func, slot);
 }
 
 /**
@@ -125,9 +212,17 @@ static int ktap_arm(struct ktap_slot *slot)
 	case KTAP_PROBE_KRETPROBE:
 		memset(&slot->rp, 0, sizeof(slot->rp));
 		slot->rp.kp.symbol_name = p->symbol;
+		slot->rp.kp.offset = p->offset;
 		slot->rp.handler = ktap_kretprobe_ret;
+		if (p->entry) {
+			slot->rp.entry_handler = ktap_kretprobe_entry;
+			slot->rp.data_size = p->entry_size;
+		}
 		slot->rp.maxactive = p->maxactive;
 		ret = register_kretprobe(&slot->rp);
+		break;
+	case KTAP_PROBE_TRACEPOINT:
+		ret = ktap_tracepoint_arm(slot);
 		break;
 	default:
 		return 0;
@@ -150,7 +245,7 @@ static void ktap_disarm_all(void)
 					    GFP_KERNEL);
 	struct kretprobe **rps = kmalloc_array(KTAP_NR_PROBES, sizeof(*rps),
 					       GFP_KERNEL);
-	int i, nk = 0, nr = 0;
+	int i, nk = 0, nr = 0, ntp = 0;
 
 	for (i = 0; i < KTAP_NR_PROBES; i++) {
 		struct ktap_slot *slot = &ktap_slots[i];
@@ -174,10 +269,17 @@ static void ktap_disarm_all(void)
 			else
 				unregister_kretprobe(&slot->rp);
 			break;
+		case KTAP_PROBE_TRACEPOINT:
+			tracepoint_probe_unregister(slot->tp, slot->probe->tp_func,
+						    slot);
+			ntp++;
+			break;
 		default:
 			break;
 		}
 	}
+	if (ntp)
+		tracepoint_synchronize_unregister();
 	if (nk)
 		unregister_kprobes(kps, nk);
 	if (nr)

@@ -36,6 +36,7 @@
 #include <linux/irq_work.h>
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
+#include <linux/tracepoint.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>

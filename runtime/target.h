@@ -68,4 +68,64 @@ static __maybe_unused unsigned long ktap_kread(struct ktap_context *c,
 					    c->target_loc);
 }
 
+/**
+ * ktap_tgt_printf() - append formatted text to a MAXSTRINGLEN buffer
+ * @dst: the buffer ($var$ pretty-printing)
+ * @n: bytes already in it
+ * @fmt: kernel printf format
+ *
+ * Return: the new length (at most MAXSTRINGLEN - 1).
+ */
+static __printf(3, 4) __maybe_unused size_t ktap_tgt_printf(char *dst, size_t n,
+							    const char *fmt, ...)
+{
+	va_list ap;
+
+	if (n >= MAXSTRINGLEN - 1)
+		return n;
+	va_start(ap, fmt);
+	n += vscnprintf(dst + n, MAXSTRINGLEN - n, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+/**
+ * ktap_tgt_kstring() - append a kernel string, quoted and escaped
+ * @c: the context
+ * @dst: the buffer
+ * @n: bytes already in it
+ * @addr: the string's address
+ * @max: at most this many bytes (a char array's size), 0 for no limit
+ *
+ * A string that cannot be read appends its address instead, as
+ * SystemTap's pretty-printing does.
+ *
+ * Return: the new length.
+ */
+static __maybe_unused size_t ktap_tgt_kstring(struct ktap_context *c, char *dst,
+					      size_t n, unsigned long addr,
+					      unsigned long max)
+{
+	unsigned long i;
+	char ch;
+
+	if (!addr || copy_from_kernel_nofault(&ch, (const void *)addr, 1))
+		return ktap_tgt_printf(dst, n, "%#lx", addr);
+	n = ktap_tgt_printf(dst, n, "\"");
+	for (i = 0; (!max || i < max) && n < MAXSTRINGLEN - 6; i++) {
+		if (copy_from_kernel_nofault(&ch, (const void *)(addr + i), 1) || !ch)
+			break;
+		if (ch == '"' || ch == '\\')
+			n = ktap_tgt_printf(dst, n, "\\%c", ch);
+		else if (ch == '\n')
+			n = ktap_tgt_printf(dst, n, "\\n");
+		else if (ch < 32 || ch > 126)
+			n = ktap_tgt_printf(dst, n, "\\x%02x", (u8)ch);
+		else
+			dst[n++] = ch;
+	}
+	dst[n] = '\0';
+	return ktap_tgt_printf(dst, n, "\"");
+}
+
 #endif /* _KTAP_TARGET_H */

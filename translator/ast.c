@@ -36,3 +36,43 @@ const char *op_text(enum op op)
 		return text[op];
 	return "?";
 }
+
+void ast_walk_expr(struct expr *e, expr_visitor visit, void *arg)
+{
+	struct target_step *st;
+	int i;
+
+	if (!e || !visit(e, arg))
+		return;
+	ast_walk_expr(e->lhs, visit, arg);
+	ast_walk_expr(e->rhs, visit, arg);
+	ast_walk_expr(e->cond, visit, arg);
+	for (i = 0; i < e->nargs; i++)
+		ast_walk_expr(e->args[i], visit, arg);
+	for (st = e->path; st; st = st->next)
+		ast_walk_expr(st->index, visit, arg);
+}
+
+void ast_walk_stmt(struct stmt *s, expr_visitor visit, void *arg)
+{
+	int i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nbody; i++)
+		ast_walk_stmt(s->body[i], visit, arg);
+	ast_walk_expr(s->expr, visit, arg);
+	ast_walk_stmt(s->init, visit, arg);
+	ast_walk_expr(s->step, visit, arg);
+	ast_walk_stmt(s->then, visit, arg);
+	ast_walk_stmt(s->els, visit, arg);
+	if (s->fe) {
+		ast_walk_expr(s->fe->value, visit, arg);
+		for (i = 0; i < s->fe->nkeys; i++)
+			ast_walk_expr(s->fe->keys[i], visit, arg);
+		ast_walk_expr(s->fe->array, visit, arg);
+		ast_walk_expr(s->fe->limit, visit, arg);
+	}
+	ast_walk_stmt(s->catch_body, visit, arg);
+	ast_walk_expr(s->catch_var, visit, arg);
+}

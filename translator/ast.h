@@ -86,6 +86,8 @@ enum op {
 
 const char *op_text(enum op op);			/* "+", "<<=", ... */
 
+struct target_access;
+
 /* ---- expressions ---- */
 
 enum expr_kind {
@@ -154,6 +156,8 @@ struct expr {
 	struct function *fn;		/* EX_CALL to a script function */
 	int builtin;			/* EX_CALL to a builtin: its id, else 0 */
 	int temp;			/* emit: temporary slot, -1 if none */
+	struct target_access *access;	/* target.c: how to read a target
+					 * expression at its probe point */
 };
 
 /* ---- statements ---- */
@@ -298,5 +302,13 @@ struct file {
 	struct embedded_block *embedded;
 	struct file *next;
 };
+
+/*
+ * Visit every expression of a statement tree, parents before children.
+ * visit returns false to skip the expression's children.
+ */
+typedef bool (*expr_visitor)(struct expr *e, void *arg);
+void ast_walk_stmt(struct stmt *s, expr_visitor visit, void *arg);
+void ast_walk_expr(struct expr *e, expr_visitor visit, void *arg);
 
 #endif

@@ -242,10 +242,10 @@ static void mkdir_private(const char *path)
 	xfree(p);
 }
 
-/* <root>/modules, made if needed and checked private; NULL after a warning */
-static char *modules_dir(bool create)
+/* <root>/NAME, made if needed and checked private; NULL after a warning */
+char *cache_private_dir(const char *name, bool create)
 {
-	char *dir = xasprintf("%s/modules", cache_root());
+	char *dir = xasprintf("%s/%s", cache_root(), name);
 	char real[PATH_MAX], *which = NULL;
 	const char *why;
 	struct stat st;
@@ -271,6 +271,11 @@ static char *modules_dir(bool create)
 		return NULL;
 	}
 	return xstrdup(real);
+}
+
+static char *modules_dir(bool create)
+{
+	return cache_private_dir("modules", create);
 }
 
 /* ---- the target kernel ---- */
@@ -364,8 +369,9 @@ static const char *tree_release(const char *kdir)
 	return xstrndup(q + 1, end - q - 1);
 }
 
-/* a build tree: its configuration, exported symbols and release */
-static bool tree_target(const char *kdir, struct target *t)
+/* a build tree's identity: a hash of its configuration, exported symbols
+ * and release */
+char *cache_tree_id(const char *kdir)
 {
 	static const char *const files[] = {
 		".config", "Module.symvers", "include/generated/utsrelease.h",
@@ -381,9 +387,14 @@ static bool tree_target(const char *kdir, struct target *t)
 		sha256_update(&s, hex, strlen(hex) + 1);
 	}
 	sha256_final_hex(&s, hex);
+	return xstrdup(hex);
+}
+
+static bool tree_target(const char *kdir, struct target *t)
+{
 	t->kind = "tree";
 	t->release = tree_release(kdir);
-	t->id = xstrdup(hex);
+	t->id = cache_tree_id(kdir);
 	return true;
 }
 

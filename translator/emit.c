@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "program.h"
+#include "debuginfo.h"
 #include "format.h"
 #include "regex.h"
 
@@ -557,8 +558,56 @@ static char *emit_builtin(struct emitter *em, const struct expr *e)
 	}
 }
 
+/* "$file->f_pos", "@cast", ... for fault messages */
+static const char *target_what(const struct expr *e)
+{
+	if (e->kind == EX_UNARY)
+		return "'&'";
+	if (e->kind == EX_TARGET || e->kind == EX_TARGET_SPECIAL)
+		return e->str;
+	return e->kind == EX_CAST ? "@cast" : e->kind == EX_AT_VAR ? "@var" : "@entry";
+}
+
+/* a target expression bound by target.c: its index expressions and @cast
+ * pointer first, then the read; a fault ends the hit */
+static char *emit_target(struct emitter *em, const struct expr *e)
+{
+	const struct target_access *a = e->access;
+	struct expr **index, *ptr = target_cast_pointer(a);
+	int n = target_index_count(a, &index), i;
+	char **index_c = xalloc((n + 1) * sizeof(*index_c));
+	char *cast_c = NULL, *str = NULL, *code, *t;
+
+	for (i = 0; i < n; i++) {
+		char *v = emit_expr(em, index[i]);
+
+		index_c[i] = new_temp(em, TY_LONG);
+		line(em, "%s = %s;", index_c[i], v);
+	}
+	if (ptr) {
+		char *v = emit_expr(em, ptr);
+
+		cast_c = new_temp(em, TY_LONG);
+		line(em, "%s = %s;", cast_c, v);
+	}
+	if (target_is_string(a))
+		str = new_temp(em, TY_STRING);
+	code = target_emit_c(a, index_c, cast_c, str, near(&e->loc, target_what(e)));
+	if (str) {
+		line(em, "%s;", code);
+		t = str;
+	} else {
+		t = new_temp(em, TY_LONG);
+		line(em, "%s = %s;", t, code);
+	}
+	check_error(em);
+	return t;
+}
+
 static char *emit_expr(struct emitter *em, const struct expr *e)
 {
+	if (e->access)
+		return emit_target(em, e);
 	switch (e->kind) {
 	case EX_NUMBER:
 		if (e->num == INT64_MIN)
@@ -622,7 +671,7 @@ static char *emit_expr(struct emitter *em, const struct expr *e)
 	case EX_MEMBER:
 	case EX_ENTRY:
 	case EX_DEFINED:
-		diag_error(&e->loc, "target expressions need the kernel's debuginfo (kernel.function probes), which this ktap does not read yet");
+		diag_error(&e->loc, "internal error: an unbound target expression");
 		return xstrdup("0");
 	default:
 		diag_error(&e->loc, "this ktap cannot translate this expression yet");
@@ -1316,10 +1365,30 @@ static void emit_lock_tables(struct strbuf *out, const struct resolved_probe *rp
 	sb_puts(out, " };\n");
 }
 
+/* a .return probe's @entry() values, computed by the kretprobe's entry
+ * handler into the instance data (c->tp_args there) */
+static void emit_entry_saves(struct emitter *em, struct strbuf *entry,
+			     const struct resolved_probe *rp)
+{
+	struct strbuf *main_body = em->body;
+	int k;
+
+	em->body = entry;
+	sb_puts(entry, "");
+	for (k = 0; k < rp->nentry_exprs; k++) {
+		char *v = emit_expr(em, rp->entry_exprs[k]);
+
+		line(em, "((int64_t *)c->tp_args)[%d] = %s;", k, v);
+		check_error(em);
+		free_temps(em);
+	}
+	em->body = main_body;
+}
+
 static void emit_probe(struct emitter *em, struct strbuf *out,
 		       const struct resolved_probe *rp)
 {
-	struct strbuf body = { 0 };
+	struct strbuf body = { 0 }, entry = { 0 };
 	const struct expr *cond = rp->points->cond;
 	int i;
 
@@ -1331,6 +1400,8 @@ static void emit_probe(struct emitter *em, struct strbuf *out,
 		line(em, "\tgoto out;");
 	}
 	emit_stmt(em, rp->body);
+	if (rp->nentry_exprs)
+		emit_entry_saves(em, &entry, rp);
 
 	sb_printf(out, "struct frame_probe_%d {\n", rp->index);
 	for (i = 0; i < rp->nlocals; i++)
@@ -1338,6 +1409,12 @@ static void emit_probe(struct emitter *em, struct strbuf *out,
 	frame_extras(em, out);
 	sb_puts(out, "\tchar unused;\n};\n\n");
 	emit_lock_tables(out, rp);
+	if (rp->nentry_exprs)
+		sb_printf(out, "static void probe_%d_entry(struct ktap_context *c)\n{\n"
+			       "\tstruct frame_probe_%d *f = ktap_frame_alloc(c, sizeof(*f));\n\n"
+			       "\tif (!f)\n\t\treturn;\n%sout: __maybe_unused;\n"
+			       "\tktap_frame_pop(c, sizeof(*f));\n}\n\n",
+			  rp->index, rp->index, entry.buf);
 	sb_printf(out, "static void probe_%d(struct ktap_context *c)\n{\n"
 		       "\tstruct frame_probe_%d *f;\n\n", rp->index, rp->index);
 	if (rp->nglobals_used)
@@ -1420,7 +1497,56 @@ static const char *kind_name(enum probe_kind k)
 	case PK_END: return "KTAP_PROBE_END";
 	case PK_TIMER: return "KTAP_PROBE_TIMER";
 	case PK_KPROBE: return "KTAP_PROBE_KPROBE";
+	case PK_TRACEPOINT: return "KTAP_PROBE_TRACEPOINT";
 	default: return "KTAP_PROBE_KRETPROBE";
+	}
+}
+
+static char *tp_func_name(const struct resolved_probe *rp,
+			  const struct concrete_point *cp)
+{
+	const struct concrete_point *p;
+	int k = 0;
+
+	for (p = rp->points; p != cp; p = p->next)
+		k++;
+	return xasprintf("tp_probe_%d_%d", rp->index, k);
+}
+
+/* the C type a tracepoint argument arrives as: its size and signedness */
+static const char *tp_arg_type(const struct cvar *v)
+{
+	static const char *const sgn[] = { [1] = "s8", [2] = "s16", [4] = "s32" };
+	static const char *const uns[] = { [1] = "u8", [2] = "u16", [4] = "u32" };
+	const struct ctype *t = v->type;
+
+	if (t && t->kind != CT_POINTER && (t->size == 1 || t->size == 2 || t->size == 4))
+		return t->is_signed ? sgn[t->size] : uns[t->size];
+	return "unsigned long";
+}
+
+/* the function registered on a tracepoint: the arguments, by the
+ * prototype's sizes, widened into an array for the handler */
+static void emit_tracepoint_funcs(struct emitter *em, struct strbuf *out)
+{
+	int i, j;
+
+	sb_puts(out, "static void ktap_tracepoint_hit(void *slot, const unsigned long *args);\n\n");
+	for (i = 0; i < em->prog->nprobes; i++) {
+		const struct resolved_probe *rp = em->prog->probes[i];
+		const struct concrete_point *cp;
+
+		for (cp = rp->points; cp; cp = cp->next) {
+			if (cp->kind != PK_TRACEPOINT)
+				continue;
+			sb_printf(out, "static void %s(void *data", tp_func_name(rp, cp));
+			for (j = 0; j < cp->tp_nargs; j++)
+				sb_printf(out, ", %s a%d", tp_arg_type(&cp->tp_args[j]), j);
+			sb_printf(out, ")\n{\n\tunsigned long args[%d] = {", cp->tp_nargs + 1);
+			for (j = 0; j < cp->tp_nargs; j++)
+				sb_printf(out, " (unsigned long)a%d,", j);
+			sb_puts(out, " };\n\n\tktap_tracepoint_hit(data, args);\n}\n\n");
+		}
 	}
 }
 
@@ -1428,6 +1554,7 @@ static void emit_probe_table(struct emitter *em, struct strbuf *out)
 {
 	int i;
 
+	emit_tracepoint_funcs(em, out);
 	sb_puts(out, "static const struct ktap_probe ktap_probes[] = {\n");
 	for (i = 0; i < em->prog->nprobes; i++) {
 		const struct resolved_probe *rp = em->prog->probes[i];
@@ -1438,6 +1565,14 @@ static void emit_probe_table(struct emitter *em, struct strbuf *out)
 				  kind_name(cp->kind), c_string(cp->pp), rp->index);
 			if (cp->symbol)
 				sb_printf(out, ", .symbol = %s", c_string(cp->symbol));
+			if (cp->offset)
+				sb_printf(out, ", .offset = %llu", (unsigned long long)cp->offset);
+			if (cp->tracepoint)
+				sb_printf(out, ", .tracepoint = %s, .tp_func = %s",
+					  c_string(cp->tracepoint), tp_func_name(rp, cp));
+			if (rp->nentry_exprs && cp->kind == PK_KRETPROBE)
+				sb_printf(out, ", .entry = probe_%d_entry, .entry_size = %d",
+					  rp->index, 8 * rp->nentry_exprs);
 			if (cp->period_ns)
 				sb_printf(out, ", .period_ns = %lluULL",
 					  (unsigned long long)cp->period_ns);

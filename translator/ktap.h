@@ -86,6 +86,8 @@ struct options;
 struct program;
 struct program *resolve_program(struct file *user, struct options *opt);
 void print_resolved(FILE *out, const struct program *prog);	/* -p2 */
+void print_probe_list(FILE *out, const struct program *prog,
+		      bool with_vars);				/* -l, -L */
 const struct source **program_sources_used(const struct program *prog,
 					   int *n);	/* tapsets the code came from */
 
@@ -109,6 +111,8 @@ int cache_fetch(struct cache *c, const struct options *opt,
 		char **ko_path);	/* 1 hit (-p4: copied here), 0 miss, -1 error */
 void cache_store(struct cache *c, const char *ko, const struct program *prog);
 int cache_clean(const struct options *opt);		/* --clean-cache */
+char *cache_private_dir(const char *name, bool create);	/* <cache>/NAME, checked private; NULL + warning */
+char *cache_tree_id(const char *kdir);	/* hash of .config, Module.symvers, release */
 
 /* ---- run.c: pass 5 ---- */
 
@@ -147,6 +151,8 @@ struct options {
 	const char *data_dir;		/* where runtime/, tapsets/, guest/ live */
 	bool no_cache;			/* --disable-cache */
 	bool clean_cache;		/* --clean-cache */
+	const char *list_points;	/* -l / -L POINT */
+	bool list_vars;			/* -L */
 };
 
 #endif

@@ -36,6 +36,8 @@ static void usage(FILE *out)
 "  -m NAME       name the module NAME\n"
 "  -s MB         per-CPU output buffer size in MiB\n"
 "  -w / -W       no warnings / warnings are errors\n"
+"  -l POINT      list the probe points POINT matches (kernel.function(\"vfs_*\"))\n"
+"  -L POINT      ... with their variables and C types\n"
 "  --disable-cache\n"
 "                build the module anew; neither use nor fill the module cache\n"
 "  --clean-cache empty the module cache (${KTAP_CACHE:-~/.cache/ktap}/modules;\n"
@@ -129,7 +131,7 @@ static const char *parse_options(int argc, char **argv, struct options *opt)
 	int c;
 
 	opt->last_pass = 5;
-	while ((c = getopt_long(argc, argv, "+e:c:x:o:p:vkgD:I:r:m:s:wWhV",
+	while ((c = getopt_long(argc, argv, "+e:c:x:o:p:vkgD:I:r:m:s:wWl:L:hV",
 				long_options, NULL)) != -1) {
 		switch (c) {
 		case 'e': opt->script_text = optarg; break;
@@ -146,6 +148,13 @@ static const char *parse_options(int argc, char **argv, struct options *opt)
 		case 'm': opt->module_name = optarg; break;
 		case 's': opt->buffer_mb = parse_number_option(c, optarg, 1, 4095); break;
 		case 'w': diag_no_warnings = true; break;
+		case 'l':
+		case 'L':
+			opt->list_points = optarg;
+			opt->list_vars = c == 'L';
+			opt->script_text = xasprintf("probe %s {}", optarg);
+			opt->last_pass = 2;
+			break;
 		case 'W': diag_warnings_are_errors = true; break;
 		case OPT_VM: opt->vm = true; break;
 		case OPT_VM_SETUP: vm_cmd = "setup"; break;
@@ -340,6 +349,10 @@ int main(int argc, char **argv)
 	report_pass(&opt, 2, t0);
 	if (!prog || diag_error_count())
 		return 1;
+	if (opt.list_points) {
+		print_probe_list(stdout, prog, opt.list_vars);
+		return 0;
+	}
 	if (opt.last_pass == 2) {
 		print_resolved(stdout, prog);
 		return 0;

@@ -15,13 +15,32 @@ enum probe_kind {
 	PK_TIMER,
 	PK_KPROBE,
 	PK_KRETPROBE,
+	PK_TRACEPOINT,
+};
+
+struct ctype;
+struct cvar;
+
+/* what $names mean at one concrete point (target.c binds them) */
+struct target_scope {
+	const char *where;		/* the point, for messages */
+	struct cvar *vars;		/* parameters, then locals */
+	int nvars;
+	bool is_return;			/* $return; variables read at entry */
+	struct ctype *return_type;	/* NULL: void */
+	bool no_regs;			/* tracepoints: no registers */
 };
 
 /* one armed probe point: a provider's answer for one probe point */
 struct concrete_point {
 	enum probe_kind kind;
 	const char *pp;			/* canonical text, for pp() and -p2 */
-	const char *symbol;		/* kprobes */
+	const char *symbol;		/* kprobes: symbol+offset */
+	uint64_t offset;
+	const char *tracepoint;		/* PK_TRACEPOINT: its name */
+	struct cvar *tp_args;		/* ... and arguments (C types by size) */
+	int tp_nargs;
+	struct target_scope *scope;	/* debuginfo points, else NULL */
 	uint64_t period_ns;		/* timers */
 	int maxactive;			/* kretprobes, 0 = default */
 	bool optional;
@@ -37,6 +56,8 @@ struct resolved_probe {
 	struct concrete_point *points;
 	struct symbol **locals;
 	int nlocals;
+	struct expr **entry_exprs;	/* .return: @entry values, saved at entry */
+	int nentry_exprs;
 	struct symbol **globals_used;	/* sorted by index; read or written */
 	bool *global_written;		/* parallel to globals_used */
 	int nglobals_used;
@@ -65,11 +86,37 @@ struct program {
 int probe_begin_end(const struct probe_point *pp, struct concrete_point *out);
 int probe_timer(const struct probe_point *pp, struct concrete_point *out);
 int probe_kprobe(const struct probe_point *pp, struct concrete_point *out);
+int probe_dwarf(const struct probe_point *pp, struct concrete_point *out);
+int probe_trace(const struct probe_point *pp, struct concrete_point *out);
 int probes_resolve(const struct probe_point *pp, struct concrete_point *out);
 void probes_load_symbols(const char *path);	/* kprobe.c: System.map or kallsyms */
 const char *const *probes_known_points(int *n);	/* for "did you mean" */
 char *probe_point_text(const struct probe_point *pp);
 bool pp_is(const struct probe_point *pp, int i, const char *name);
+
+/* ---- target.c: $var, @cast, @var, @entry, @defined ----
+ * target_bind_probe() resolves every target expression of a probe whose
+ * points all share one scope (resolve.c splits probes so that they do):
+ * reports unknown names and fields, folds @defined, turns reads of
+ * parameters in .return probes into @entry, and leaves e->access for
+ * emit.c, which calls target_emit_c().
+ */
+void target_bind_probe(struct resolved_probe *rp);
+void target_bind_function(struct function *fn);	/* @cast/@var only */
+bool target_stmt_uses_scope(struct stmt *s);	/* $var, $$vars, @entry */
+/* C for an access: index_c/cast_c are the emitted index expressions and
+ * @cast pointer, str_temp a string temporary for pretty-printing */
+char *target_emit_c(const struct target_access *a, char **index_c,
+		    const char *cast_c, const char *str_temp, const char *near_c);
+int target_index_count(const struct target_access *a, struct expr ***index);
+struct expr *target_cast_pointer(const struct target_access *a);
+bool target_is_string(const struct target_access *a);
+
+/* ---- probes/dwarf.c: the kernel's debuginfo for providers and -l/-L ---- */
+struct options;
+void probes_set_target(const struct options *opt);
+struct dw *probes_dwarf(char **why);		/* NULL: none (why says) */
+struct btf_kernel *probes_btf(char **why);
 
 /* ---- builtins: functions the translator implements itself ---- */
 enum builtin {

@@ -287,8 +287,8 @@ static struct stmt *wrap_body(const struct expansion *x, const struct stmt *body
 	return block;
 }
 
-static void add_probe(struct resolver *r, struct probe *p, struct expansion *x,
-		      const struct srcloc *user_point)
+static void add_handler(struct resolver *r, struct probe *p, struct expansion *x,
+			struct concrete_point *points, const struct srcloc *user_point)
 {
 	struct program *prog = r->prog;
 	struct resolved_probe *rp = xalloc(sizeof(*rp));
@@ -297,7 +297,7 @@ static void add_probe(struct resolver *r, struct probe *p, struct expansion *x,
 
 	rp->index = prog->nprobes;
 	rp->loc = p->loc;
-	rp->points = x->points;
+	rp->points = points;
 	rp->body = wrap_body(x, p->body, user_point);
 	sc.file = r->prog->user;
 	for (cp = rp->points; cp; cp = cp->next)
@@ -306,8 +306,38 @@ static void add_probe(struct resolver *r, struct probe *p, struct expansion *x,
 	sym_resolve_stmt(r, &sc, rp->body);
 	rp->locals = sc.syms;
 	rp->nlocals = sc.n;
+	target_bind_probe(rp);
 	prog->probes = xrealloc(prog->probes, (prog->nprobes + 1) * sizeof(rp));
 	prog->probes[prog->nprobes++] = rp;
+}
+
+/* One handler for all the points, unless the body reads target variables:
+ * those mean something else at each point (another function, another
+ * address), so each point gets its own copy of the body. */
+static void add_probe(struct resolver *r, struct probe *p, struct expansion *x,
+		      const struct srcloc *user_point)
+{
+	struct concrete_point *cp, *next;
+	bool per_point = false;
+	int i;
+
+	for (i = 0; i < x->nprologues && !per_point; i++)
+		per_point = target_stmt_uses_scope(x->prologues[i]);
+	for (i = 0; i < x->nepilogues && !per_point; i++)
+		per_point = target_stmt_uses_scope(x->epilogues[i]);
+	if (!per_point)
+		per_point = target_stmt_uses_scope(p->body);
+	if (!per_point || !x->points->next) {
+		add_handler(r, p, x, x->points, user_point);
+		return;
+	}
+	for (cp = x->points; cp; cp = next) {
+		next = cp->next;
+		cp->next = NULL;
+		if (cp != x->points && cp->cond)
+			cp->cond = clone_expr(cp->cond);
+		add_handler(r, p, x, cp, user_point);
+	}
 }
 
 static void resolve_probe(struct resolver *r, struct probe *p)
@@ -357,8 +387,10 @@ static void resolve_function(struct resolver *r, struct function *fn,
 		sc.syms = xrealloc(sc.syms, (sc.n + 1) * sizeof(s));
 		sc.syms[sc.n++] = s;
 	}
-	if (fn->body)
+	if (fn->body) {
 		sym_resolve_stmt(r, &sc, fn->body);
+		target_bind_function(fn);
+	}
 	fn->locals = sc.syms;
 	fn->nlocals = sc.n;
 }
@@ -504,6 +536,7 @@ struct program *resolve_program(struct file *user, struct options *opt)
 	if (diag_error_count())
 		return NULL;
 	probes_load_symbols(kernel_symbol_file(opt));
+	probes_set_target(opt);
 	prog->files = r.files;
 	prog->module_name = module_name_for(opt, user);
 	check_guru(&r);

@@ -2,6 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../ktap.h"
+#include "../debuginfo.h"
 #include "../program.h"
 
 typedef int (*provider_fn)(const struct probe_point *, struct concrete_point *);
@@ -10,12 +12,15 @@ static const provider_fn providers[] = {
 	probe_begin_end,
 	probe_timer,
 	probe_kprobe,
+	probe_dwarf,
+	probe_trace,
 };
 
 /* names a user may have meant, for "did you mean" on unknown points */
 static const char *const known_points[] = {
 	"begin", "end", "timer.ms", "timer.s", "timer.us", "timer.ns",
-	"timer.hz", "timer.jiffies", "kprobe.function",
+	"timer.hz", "timer.jiffies", "kprobe.function", "kernel.function",
+	"kernel.statement", "kernel.trace",
 };
 
 const char *const *probes_known_points(int *n)
@@ -59,4 +64,53 @@ char *probe_point_text(const struct probe_point *pp)
 bool pp_is(const struct probe_point *pp, int i, const char *name)
 {
 	return i < pp->ncomps && strcmp(pp->comps[i].name, name) == 0;
+}
+
+/* " $file:struct file* $buf:char* ..." for -L */
+static void append_vars(struct strbuf *sb, const struct concrete_point *cp)
+{
+	const struct target_scope *sc = cp->scope;
+	int i;
+
+	if (!sc)
+		return;
+	for (i = 0; i < sc->nvars; i++) {
+		const struct cvar *v = &sc->vars[i];
+
+		if (sc->is_return && !v->is_param)
+			continue;
+		sb_printf(sb, " $%s:%s", v->name, v->type && v->type->name ? v->type->name : "void");
+	}
+	if (sc->is_return && sc->return_type)
+		sb_printf(sb, " $return:%s", sc->return_type->name ? sc->return_type->name : "?");
+}
+
+static int compare_lines(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* -l / -L: every concrete point, sorted, each once */
+void print_probe_list(FILE *out, const struct program *prog, bool with_vars)
+{
+	char **lines = NULL;
+	int n = 0, i;
+
+	for (i = 0; i < prog->nprobes; i++) {
+		const struct concrete_point *cp;
+
+		for (cp = prog->probes[i]->points; cp; cp = cp->next) {
+			struct strbuf sb = { 0 };
+
+			sb_puts(&sb, cp->pp);
+			if (with_vars)
+				append_vars(&sb, cp);
+			lines = xrealloc(lines, (n + 1) * sizeof(*lines));
+			lines[n++] = sb.buf;
+		}
+	}
+	qsort(lines, n, sizeof(*lines), compare_lines);
+	for (i = 0; i < n; i++)
+		if (i == 0 || strcmp(lines[i], lines[i - 1]) != 0)
+			fprintf(out, "%s\n", lines[i]);
 }

@@ -1,0 +1,813 @@
+/* target.c - target expressions: $var->field[i], $$vars, @cast, @var,
+ * @entry, @defined.
+ *
+ * Binding happens in pass 2, per concrete point: each $name is looked up
+ * in the point's scope (variables from DWARF or BTF, tracepoint arguments),
+ * each ->field and [i] is checked against the C types, and the result is a
+ * C template that emit.c fills with the emitted index expressions. The C
+ * only uses runtime/target.h's helpers: ktap_reg() for registers and
+ * ktap_kread() for no-fault reads of kernel memory.
+ *
+ * A template marks its holes with "\1I<digit>" (index expression n),
+ * "\1P" (@cast's pointer) and "\1S" (a string temporary).
+ */
+#include <string.h>
+
+#include "ktap.h"
+#include "debuginfo.h"
+#include "program.h"
+
+struct target_access {
+	char *c;			/* the template */
+	bool is_string;			/* $var$ and $$vars: a string */
+	struct expr **index;		/* the [i] expressions, in order */
+	int nindex;
+	struct expr *cast_ptr;		/* @cast's pointer expression */
+};
+
+/* where a walk along a path is: a value, a place in memory, or both */
+struct cursor {
+	struct ctype *type;
+	char *value;			/* C for the value (unsigned long) */
+	char *addr;			/* C for its address */
+	int bit_shift, bit_size;	/* a bitfield at addr */
+	struct target_access *acc;
+};
+
+#define MAX_PRETTY_DEPTH 2
+#define MAX_PRETTY_ELEMS 8
+
+/* ---- types ---- */
+
+static bool is_scalar(const struct ctype *t)
+{
+	return t && (t->kind == CT_INT || t->kind == CT_ENUM ||
+		     t->kind == CT_POINTER);
+}
+
+static bool is_aggregate(const struct ctype *t)
+{
+	return t && (t->kind == CT_STRUCT || t->kind == CT_UNION);
+}
+
+static const char *type_text(const struct ctype *t)
+{
+	return t ? t->name ? t->name : "an unnamed type" : "void";
+}
+
+/* the member called name, looking inside anonymous structs and unions;
+ * *offset gets its offset from the start of t */
+static struct ctype_member *find_member(struct ctype *t, const char *name,
+					uint64_t *offset)
+{
+	struct ctype_member *m;
+	int n, i;
+
+	n = ctype_members(t, &m);
+	for (i = 0; i < n; i++) {
+		if (m[i].name && strcmp(m[i].name, name) == 0) {
+			*offset = m[i].offset;
+			return &m[i];
+		}
+		if (!m[i].name && is_aggregate(m[i].type)) {
+			uint64_t inner;
+			struct ctype_member *found = find_member(m[i].type, name, &inner);
+
+			if (found) {
+				/* bit offsets are absolute in the inner type */
+				*offset = m[i].offset + inner;
+				return found;
+			}
+		}
+	}
+	return NULL;
+}
+
+static void collect_member_names(struct ctype *t, const char ***names, int *n)
+{
+	struct ctype_member *m;
+	int count, i;
+
+	count = ctype_members(t, &m);
+	for (i = 0; i < count; i++) {
+		if (m[i].name) {
+			*names = xrealloc(*names, (*n + 1) * sizeof(**names));
+			(*names)[(*n)++] = m[i].name;
+		} else if (is_aggregate(m[i].type)) {
+			collect_member_names(m[i].type, names, n);
+		}
+	}
+}
+
+/* ---- reading values ---- */
+
+/* the C that converts an unsigned long of this type to int64_t */
+static char *to_int64(const struct ctype *t, const char *v)
+{
+	static const char *const sgn[] = { [1] = "s8", [2] = "s16", [4] = "s32" };
+	static const char *const uns[] = { [1] = "u8", [2] = "u16", [4] = "u32" };
+	uint64_t size = t ? t->size : 8;
+
+	if (t && t->kind != CT_POINTER && (size == 1 || size == 2 || size == 4))
+		return xasprintf("((int64_t)(%s)(%s))",
+				 t->is_signed ? sgn[size] : uns[size], v);
+	return xasprintf("((int64_t)(%s))", v);
+}
+
+static int read_size(int bytes)
+{
+	return bytes <= 1 ? 1 : bytes <= 2 ? 2 : bytes <= 4 ? 4 : 8;
+}
+
+/* the value at the cursor as unsigned long C, or NULL with *err */
+static char *cursor_value(const struct cursor *cur, const char **err)
+{
+	uint64_t size = cur->type ? cur->type->size : 8;
+
+	if (cur->bit_size) {
+		int bytes = read_size((cur->bit_shift + cur->bit_size + 7) / 8);
+		unsigned long long mask = cur->bit_size >= 64 ? ~0ULL :
+					  (1ULL << cur->bit_size) - 1;
+		char *v = xasprintf("((ktap_kread(c, %s, %d) >> %d) & 0x%llxULL)",
+				    cur->addr, bytes, cur->bit_shift, mask);
+
+		if (cur->type && cur->type->is_signed && cur->bit_size < 64)
+			v = xasprintf("((unsigned long)(((int64_t)%s << %d) >> %d))", v,
+				      64 - cur->bit_size, 64 - cur->bit_size);
+		return v;
+	}
+	if (cur->value)
+		return cur->value;
+	if (!cur->addr) {
+		*err = "it has no value here";
+		return NULL;
+	}
+	if (size != 1 && size != 2 && size != 4 && size != 8) {
+		*err = xasprintf("its type %s is %llu bytes, not a number", type_text(cur->type),
+				 (unsigned long long)size);
+		return NULL;
+	}
+	return xasprintf("ktap_kread(c, %s, %d)", cur->addr, (int)size);
+}
+
+/* ---- walking a path ---- */
+
+static char *hole_index(int n)
+{
+	return xasprintf("((unsigned long)(\1I%d))", n);
+}
+
+/* ->name */
+static const char *step_member(struct cursor *cur, const struct target_step *st)
+{
+	struct ctype_member *m;
+	uint64_t off;
+	const char *err = NULL;
+
+	if (cur->type && cur->type->kind == CT_POINTER) {
+		char *p = cursor_value(cur, &err);
+
+		if (!p)
+			return err;
+		cur->type = cur->type->target;
+		cur->addr = p;
+		cur->value = NULL;
+	}
+	if (!is_aggregate(cur->type))
+		return xasprintf("'->%s' needs a struct or union, but this is %s",
+				 st->field, type_text(cur->type));
+	m = find_member(cur->type, st->field, &off);
+	if (!m) {
+		const char **names = NULL, *best;
+		int n = 0;
+
+		collect_member_names(cur->type, &names, &n);
+		best = diag_closest(st->field, names, n);
+		return xasprintf("%s has no member '%s'%s%s%s", type_text(cur->type), st->field,
+				 best ? " (did you mean '" : "", best ? best : "", best ? "'?)" : "");
+	}
+	if (!cur->addr)
+		return xasprintf("%s is held in registers here: its members cannot be read",
+				 type_text(cur->type));
+	if (m->bit_size) {
+		/* off - m->offset: the anonymous containers around m;
+		 * m->bit_offset counts from the innermost one */
+		uint64_t bits = (off - m->offset) * 8 + (uint64_t)m->bit_offset;
+
+		cur->addr = xasprintf("(%s + %lluUL)", cur->addr,
+				      (unsigned long long)(bits / 8));
+		cur->bit_shift = (int)(bits % 8);
+		cur->bit_size = m->bit_size;
+	} else {
+		cur->bit_size = 0;
+		cur->addr = xasprintf("(%s + %lluUL)", cur->addr, (unsigned long long)off);
+	}
+	cur->type = m->type;
+	cur->value = NULL;
+	return NULL;
+}
+
+/* [i] */
+static const char *step_index(struct cursor *cur, const struct target_step *st)
+{
+	struct target_access *acc = cur->acc;
+	struct ctype *elem;
+	const char *err = NULL;
+	char *base;
+
+	if (cur->type && cur->type->kind == CT_POINTER) {
+		base = cursor_value(cur, &err);
+		if (!base)
+			return err;
+	} else if (cur->type && cur->type->kind == CT_ARRAY) {
+		if (!cur->addr)
+			return "the array is held in registers here";
+		base = cur->addr;
+	} else {
+		return xasprintf("'[...]' needs a pointer or an array, but this is %s",
+				 type_text(cur->type));
+	}
+	elem = cur->type->target;
+	if (acc->nindex == 9)
+		return "too many [...] in one target expression (at most 9)";
+	if (!elem || !elem->size)
+		return xasprintf("cannot index %s: its elements have no size", type_text(cur->type));
+	acc->index = xrealloc(acc->index, (acc->nindex + 1) * sizeof(*acc->index));
+	acc->index[acc->nindex] = st->index;
+	cur->addr = xasprintf("(%s + %s * %lluUL)", base, hole_index(acc->nindex),
+			      (unsigned long long)elem->size);
+	acc->nindex++;
+	cur->type = elem;
+	cur->value = NULL;
+	cur->bit_size = 0;
+	return NULL;
+}
+
+static const char *walk_path(struct cursor *cur, const struct target_step *st)
+{
+	const char *err = NULL;
+
+	for (; st && !err; st = st->next)
+		err = st->kind == TS_MEMBER ? step_member(cur, st) : step_index(cur, st);
+	return err;
+}
+
+/* ---- the result ---- */
+
+static void pretty(struct strbuf *sb, const struct cursor *cur, int depth);
+
+static void pretty_printf(struct strbuf *sb, const char *fmt, const char *arg)
+{
+	sb_printf(sb, "n_ = ktap_tgt_printf(\1S, n_, \"%s\"%s%s); ", fmt, arg ? ", " : "",
+		  arg ? arg : "");
+}
+
+static void pretty_members(struct strbuf *sb, const struct cursor *cur, int depth)
+{
+	struct ctype_member *m;
+	int n, i;
+
+	n = ctype_members(cur->type, &m);
+	pretty_printf(sb, "{", NULL);
+	for (i = 0; i < n; i++) {
+		struct cursor inner = *cur;
+
+		inner.type = m[i].type;
+		inner.value = NULL;
+		inner.addr = xasprintf("(%s + %lluUL)", cur->addr, (unsigned long long)m[i].offset);
+		inner.bit_size = m[i].bit_size;
+		inner.bit_shift = m[i].bit_size ? m[i].bit_offset % 8 : 0;
+		if (m[i].bit_size)
+			inner.addr = xasprintf("(%s + %dUL)", cur->addr, m[i].bit_offset / 8);
+		if (i)
+			pretty_printf(sb, ", ", NULL);
+		if (m[i].name)
+			pretty_printf(sb, xasprintf(".%s=", m[i].name), NULL);
+		pretty(sb, &inner, depth + 1);
+	}
+	pretty_printf(sb, "}", NULL);
+}
+
+static void pretty_array(struct strbuf *sb, const struct cursor *cur, int depth)
+{
+	struct ctype *elem = cur->type->target;
+	uint64_t i, n = cur->type->nelems;
+
+	if (elem && elem->is_char && elem->size == 1) {
+		sb_printf(sb, "n_ = ktap_tgt_kstring(c, \1S, n_, %s, %llu); ", cur->addr,
+			  (unsigned long long)(n ? n : 64));
+		return;
+	}
+	pretty_printf(sb, "[", NULL);
+	for (i = 0; elem && elem->size && i < n && i < MAX_PRETTY_ELEMS; i++) {
+		struct cursor inner = *cur;
+
+		inner.type = elem;
+		inner.value = NULL;
+		inner.bit_size = 0;
+		inner.addr = xasprintf("(%s + %lluUL)", cur->addr,
+				       (unsigned long long)(i * elem->size));
+		if (i)
+			pretty_printf(sb, ", ", NULL);
+		pretty(sb, &inner, depth + 1);
+	}
+	pretty_printf(sb, n > MAX_PRETTY_ELEMS ? ", ...]" : "]", NULL);
+}
+
+/* append C that prints the value at cur the way $var$ shows it */
+static void pretty(struct strbuf *sb, const struct cursor *cur, int depth)
+{
+	const struct ctype *t = cur->type;
+	const char *err = NULL;
+	char *v;
+
+	if (is_aggregate(t) && cur->addr) {
+		if (depth >= MAX_PRETTY_DEPTH)
+			pretty_printf(sb, "{...}", NULL);
+		else
+			pretty_members(sb, cur, depth);
+		return;
+	}
+	if (t && t->kind == CT_ARRAY && cur->addr) {
+		pretty_array(sb, cur, depth);
+		return;
+	}
+	v = is_scalar(t) ? cursor_value(cur, &err) : NULL;
+	if (!v) {
+		pretty_printf(sb, "?", NULL);
+		return;
+	}
+	if (t->kind == CT_POINTER && t->target && t->target->is_char && t->target->size == 1)
+		sb_printf(sb, "n_ = ktap_tgt_kstring(c, \1S, n_, %s, 0); ", v);
+	else if (t->kind == CT_POINTER)
+		pretty_printf(sb, "%#llx", xasprintf("(unsigned long long)%s", v));
+	else
+		pretty_printf(sb, "%lld", xasprintf("(long long)%s", to_int64(t, v)));
+}
+
+/* $var$: the value as text, in a string temporary */
+static char *pretty_c(const struct cursor *cur, bool deep)
+{
+	struct strbuf sb = { 0 };
+
+	sb_puts(&sb, "({ size_t n_ = 0; ");
+	pretty(&sb, cur, deep ? 0 : MAX_PRETTY_DEPTH - 1);
+	sb_puts(&sb, "(void)n_; \1S; })");
+	return sb.buf;
+}
+
+/* the C of the whole access, or NULL with *err */
+static char *finish(struct cursor *cur, const struct expr *e, bool address_of,
+		    const char **err)
+{
+	const struct ctype *t = cur->type;
+	char *v;
+
+	if (address_of) {
+		if (!cur->addr || cur->bit_size) {
+			*err = "it has no address here";
+			return NULL;
+		}
+		return xasprintf("((int64_t)(%s))", cur->addr);
+	}
+	if (e->suffix) {
+		cur->acc->is_string = true;
+		return pretty_c(cur, strcmp(e->suffix, "$$") == 0);
+	}
+	if (t && t->kind == CT_ARRAY) {
+		if (!cur->addr) {
+			*err = "the array is held in registers here";
+			return NULL;
+		}
+		return xasprintf("((int64_t)(%s))", cur->addr);	/* decays */
+	}
+	if (!is_scalar(t)) {
+		*err = xasprintf("it is %s, not a number: read a member with '->', "
+				 "or print it with a '$' suffix", type_text(t));
+		return NULL;
+	}
+	v = cursor_value(cur, err);
+	return v ? to_int64(t, v) : NULL;
+}
+
+/* ---- binding ---- */
+
+struct binder {
+	struct resolved_probe *rp;
+	const struct target_scope *scope;	/* NULL: no $vars here */
+	const char *context;			/* "a function" when !rp */
+	bool silent;				/* @defined: just try */
+	bool failed;
+	bool in_entry;				/* inside @entry() */
+};
+
+static void bind_error(struct binder *b, const struct srcloc *loc, const char *fmt,
+		       const char *what, const char *why)
+{
+	b->failed = true;
+	if (!b->silent)
+		diag_error(loc, fmt, what, why);
+}
+
+static struct cvar *scope_var(const struct target_scope *sc, const char *name)
+{
+	int i;
+
+	for (i = 0; sc && i < sc->nvars; i++)
+		if (strcmp(sc->vars[i].name, name) == 0)
+			return &sc->vars[i];
+	return NULL;
+}
+
+static void suggest_var(struct binder *b, const struct expr *e)
+{
+	const char **names = xalloc((b->scope->nvars + 1) * sizeof(*names));
+	struct strbuf all = { 0 };
+	const char *best;
+	int i;
+
+	sb_puts(&all, "");
+	for (i = 0; i < b->scope->nvars; i++) {
+		names[i] = xasprintf("$%s", b->scope->vars[i].name);
+		sb_printf(&all, "%s%s", i ? " " : "", names[i]);
+	}
+	best = diag_closest(e->str, names, b->scope->nvars);
+	if (best)
+		diag_note(&e->loc, "did you mean '%s'?", best);
+	else if (b->scope->nvars)
+		diag_note(&e->loc, "the variables there: %s", all.buf);
+}
+
+/* the cursor at the start of $name */
+static bool start_var(struct binder *b, struct expr *e, struct cursor *cur)
+{
+	const char *name = e->str + 1;
+	const struct cvar *v;
+
+	if (!b->scope) {
+		bind_error(b, &e->loc, "%s is not available %s (target variables need a "
+			   "kernel.function, kernel.statement or kernel.trace probe)",
+			   e->str, b->context);
+		return false;
+	}
+	if (strcmp(name, "return") == 0) {
+		if (!b->scope->is_return || b->in_entry) {
+			bind_error(b, &e->loc, "%s is only available in .return probes%s",
+				   e->str, "");
+			return false;
+		}
+		cur->type = b->scope->return_type;
+		cur->value = "((unsigned long)c->retval)";
+		if (!cur->type) {
+			bind_error(b, &e->loc, "%s: %s returns void", e->str, b->scope->where);
+			return false;
+		}
+		return true;
+	}
+	v = scope_var(b->scope, name);
+	if (!v) {
+		bind_error(b, &e->loc, "no variable '%s' at %s", e->str, b->scope->where);
+		if (!b->silent)
+			suggest_var(b, e);
+		return false;
+	}
+	if (v->unavailable) {
+		bind_error(b, &e->loc, "cannot read %s here: %s", e->str, v->unavailable);
+		return false;
+	}
+	cur->type = v->type;
+	cur->value = v->value_c ? xstrdup(v->value_c) : NULL;
+	cur->addr = v->addr_c ? xstrdup(v->addr_c) : NULL;
+	return true;
+}
+
+static struct ctype *named_type(const char *name, const char **why)
+{
+	char *w = NULL;
+	struct dw *dw = probes_dwarf(&w);
+	struct btf_kernel *btf;
+	struct ctype *t;
+
+	if (dw && (t = dw_type_named(dw, name)))
+		return t;
+	btf = dw ? NULL : probes_btf(&w);
+	if (btf && (t = btfk_type_named(btf, name)))
+		return t;
+	*why = dw || btf ? "the kernel's debuginfo has no such type" : w;
+	return NULL;
+}
+
+static bool start_cast(struct binder *b, struct expr *e, struct cursor *cur)
+{
+	const char *why = NULL, *name = e->str;
+	struct ctype *t;
+
+	t = named_type(name, &why);
+	if (!t) {
+		bind_error(b, &e->loc, "@cast to unknown type '%s': %s", name, why);
+		return false;
+	}
+	cur->acc->cast_ptr = e->lhs;
+	cur->type = t;
+	cur->addr = "((unsigned long)(\1P))";
+	return true;
+}
+
+static bool start_at_var(struct binder *b, struct expr *e, struct cursor *cur)
+{
+	char *why = NULL;
+	struct dw *dw = probes_dwarf(&why);
+	struct cvar v;
+
+	if (!dw) {
+		bind_error(b, &e->loc, "@var(\"%s\") needs the kernel's DWARF: %s", e->str, why);
+		return false;
+	}
+	if (!dw_global(dw, e->str, &v)) {
+		bind_error(b, &e->loc, "the kernel has no global variable '%s'%s", e->str, "");
+		return false;
+	}
+	if (v.unavailable) {
+		bind_error(b, &e->loc, "cannot read @var(\"%s\"): %s", e->str, v.unavailable);
+		return false;
+	}
+	cur->type = v.type;
+	cur->value = v.value_c ? xstrdup(v.value_c) : NULL;
+	cur->addr = v.addr_c ? xstrdup(v.addr_c) : NULL;
+	return true;
+}
+
+/* bind one $var / @cast / @var access (with its path); address_of: '&' */
+static bool bind_access(struct binder *b, struct expr *e, bool address_of)
+{
+	struct target_access *acc = xalloc(sizeof(*acc));
+	struct cursor cur = { .acc = acc };
+	const char *err = NULL;
+	bool ok;
+
+	switch (e->kind) {
+	case EX_TARGET:
+		ok = start_var(b, e, &cur);
+		break;
+	case EX_CAST:
+		ok = start_cast(b, e, &cur);
+		break;
+	case EX_AT_VAR:
+		ok = start_at_var(b, e, &cur);
+		break;
+	default:
+		bind_error(b, &e->loc, "%s%s", "'->' on a script value is not supported: "
+			   "use @cast(value, \"type\")->field", "");
+		return false;
+	}
+	if (!ok)
+		return false;
+	err = walk_path(&cur, e->path);
+	if (!err)
+		acc->c = finish(&cur, e, address_of, &err);
+	if (err) {
+		bind_error(b, &e->loc, "cannot read %s: %s",
+			   e->kind == EX_TARGET ? e->str : e->kind == EX_CAST ? "@cast(...)"
+			   : "@var(...)", err);
+		return false;
+	}
+	e->access = acc;
+	return true;
+}
+
+/* $$vars, $$parms, $$locals, $$return (+ '$' suffix) */
+static bool bind_special(struct binder *b, struct expr *e)
+{
+	struct target_access *acc = xalloc(sizeof(*acc));
+	bool parms = strcmp(e->str, "$$parms") == 0, locals = strcmp(e->str, "$$locals") == 0;
+	struct strbuf sb = { 0 };
+	int i, n = 0;
+
+	if (!b->scope) {
+		bind_error(b, &e->loc, "%s is not available %s", e->str, b->context);
+		return false;
+	}
+	if (strcmp(e->str, "$$name") == 0 || strcmp(e->str, "$$provider") == 0) {
+		bind_error(b, &e->loc, "%s is only defined in user-space marker probes%s",
+			   e->str, "");
+		return false;
+	}
+	sb_puts(&sb, "({ size_t n_ = 0; ");
+	if (strcmp(e->str, "$$return") == 0) {
+		struct cursor cur = { .acc = acc, .type = b->scope->return_type,
+				      .value = "((unsigned long)c->retval)" };
+
+		if (!b->scope->is_return || !cur.type) {
+			bind_error(b, &e->loc, "%s needs a .return probe of a function that "
+				   "returns a value%s", e->str, "");
+			return false;
+		}
+		sb_puts(&sb, "n_ = ktap_tgt_printf(\1S, n_, \"return=\"); ");
+		pretty(&sb, &cur, e->suffix ? MAX_PRETTY_DEPTH - 1 : MAX_PRETTY_DEPTH);
+	}
+	for (i = 0; !strstr(e->str, "return") && i < b->scope->nvars; i++) {
+		const struct cvar *v = &b->scope->vars[i];
+		struct cursor cur = { .acc = acc, .type = v->type,
+				      .value = (char *)v->value_c, .addr = (char *)v->addr_c };
+
+		if ((parms && !v->is_param) || (locals && v->is_param))
+			continue;
+		if (b->scope->is_return && !v->is_param)
+			continue;	/* locals are gone at the return */
+		sb_printf(&sb, "n_ = ktap_tgt_printf(\1S, n_, \"%s%s=\"); ", n++ ? " " : "",
+			  v->name);
+		if (v->unavailable || (!e->suffix && !is_scalar(v->type)))
+			pretty_printf(&sb, "?", NULL);
+		else if (e->suffix)
+			pretty(&sb, &cur, strcmp(e->suffix, "$$") == 0 ? 0 : MAX_PRETTY_DEPTH - 1);
+		else {
+			const char *err = NULL;
+			char *val = cursor_value(&cur, &err);
+
+			if (val)
+				pretty_printf(&sb, "%#llx", xasprintf("(unsigned long long)%s", val));
+			else
+				pretty_printf(&sb, "?", NULL);
+		}
+	}
+	sb_puts(&sb, "(void)n_; \1S; })");
+	acc->c = sb.buf;
+	acc->is_string = true;
+	e->access = acc;
+	return true;
+}
+
+static bool bind_visit(struct expr *e, void *arg);
+
+/* @defined(x): 1 when x binds here, else 0; the node becomes a number */
+static void fold_defined(struct binder *b, struct expr *e)
+{
+	struct binder trial = *b;
+
+	trial.silent = true;
+	trial.failed = false;
+	ast_walk_expr(e->lhs, bind_visit, &trial);
+	e->kind = EX_NUMBER;
+	e->num = !trial.failed;
+	e->lhs = NULL;
+}
+
+/* .return probes: @entry(x) and plain reads of parameters are evaluated
+ * at the function's entry and saved (kretprobe instance data) */
+static void make_entry(struct binder *b, struct expr *e, struct expr *inner)
+{
+	struct resolved_probe *rp = b->rp;
+	struct target_access *acc = xalloc(sizeof(*acc));
+	struct binder entry = *b;
+
+	entry.in_entry = true;
+	ast_walk_expr(inner, bind_visit, &entry);
+	if (entry.failed) {
+		b->failed = true;
+		return;
+	}
+	rp->entry_exprs = xrealloc(rp->entry_exprs,
+				   (rp->nentry_exprs + 1) * sizeof(*rp->entry_exprs));
+	rp->entry_exprs[rp->nentry_exprs] = inner;
+	acc->c = xasprintf("((int64_t)c->tp_args[%d])", rp->nentry_exprs);
+	rp->nentry_exprs++;
+	if (e != inner)
+		e->lhs = inner;
+	e->access = acc;
+}
+
+static bool wants_entry_value(const struct binder *b, const struct expr *e)
+{
+	return b->rp && b->scope && b->scope->is_return && !b->in_entry &&
+	       e->kind == EX_TARGET && strcmp(e->str, "$return") != 0;
+}
+
+static bool bind_visit(struct expr *e, void *arg)
+{
+	struct binder *b = arg;
+
+	switch (e->kind) {
+	case EX_DEFINED:
+		fold_defined(b, e);
+		return false;
+	case EX_ENTRY:
+		if (!b->scope || !b->scope->is_return || b->in_entry) {
+			bind_error(b, &e->loc, "%s%s", "@entry() is only valid in .return probes", "");
+			return false;
+		}
+		make_entry(b, e, e->lhs);
+		return false;
+	case EX_TARGET:
+		if (wants_entry_value(b, e)) {
+			struct expr *copy = xalloc(sizeof(*copy));
+
+			*copy = *e;
+			e->kind = EX_ENTRY;
+			e->path = NULL;
+			e->suffix = NULL;
+			make_entry(b, e, copy);
+			return false;
+		}
+		/* fall through */
+	case EX_CAST:
+	case EX_AT_VAR:
+	case EX_MEMBER:
+		if (e->kind == EX_CAST)
+			ast_walk_expr(e->lhs, bind_visit, arg);
+		bind_access(b, e, false);
+		return true;	/* index expressions may hold more */
+	case EX_UNARY:
+		if (e->op == OP_ADDRESS && e->lhs &&
+		    (e->lhs->kind == EX_TARGET || e->lhs->kind == EX_CAST ||
+		     e->lhs->kind == EX_AT_VAR)) {
+			if (e->lhs->kind == EX_CAST)
+				ast_walk_expr(e->lhs->lhs, bind_visit, arg);
+			if (bind_access(b, e->lhs, true))
+				e->access = e->lhs->access;
+			return false;
+		}
+		return true;
+	case EX_TARGET_SPECIAL:
+		bind_special(b, e);
+		return false;
+	default:
+		return true;
+	}
+}
+
+void target_bind_probe(struct resolved_probe *rp)
+{
+	struct binder b = { .rp = rp, .scope = rp->points->scope,
+			    .context = "at this probe point" };
+	struct concrete_point *cp;
+
+	for (cp = rp->points; cp; cp = cp->next)
+		if (cp->cond)
+			ast_walk_expr(cp->cond, bind_visit, &b);
+	ast_walk_stmt(rp->body, bind_visit, &b);
+}
+
+void target_bind_function(struct function *fn)
+{
+	struct binder b = { .context = "in a function" };
+
+	ast_walk_stmt(fn->body, bind_visit, &b);
+}
+
+static bool uses_scope_visit(struct expr *e, void *arg)
+{
+	if (e->kind == EX_TARGET || e->kind == EX_TARGET_SPECIAL ||
+	    e->kind == EX_ENTRY || e->kind == EX_DEFINED)
+		*(bool *)arg = true;
+	return !*(bool *)arg;
+}
+
+bool target_stmt_uses_scope(struct stmt *s)
+{
+	bool used = false;
+
+	ast_walk_stmt(s, uses_scope_visit, &used);
+	return used;
+}
+
+/* ---- for emit.c ---- */
+
+char *target_emit_c(const struct target_access *a, char **index_c,
+		    const char *cast_c, const char *str_temp, const char *near_c)
+{
+	struct strbuf sb = { 0 };
+	const char *p;
+
+	sb_printf(&sb, "({ c->target_loc = %s; ", near_c);
+	for (p = a->c; *p; p++) {
+		if (*p != '\1') {
+			sb_putc(&sb, *p);
+			continue;
+		}
+		p++;
+		if (*p == 'I')
+			sb_puts(&sb, index_c[*++p - '0']);
+		else if (*p == 'P')
+			sb_puts(&sb, cast_c);
+		else
+			sb_puts(&sb, str_temp);
+	}
+	sb_puts(&sb, "; })");
+	return sb.buf;
+}
+
+int target_index_count(const struct target_access *a, struct expr ***index)
+{
+	*index = a->index;
+	return a->nindex;
+}
+
+struct expr *target_cast_pointer(const struct target_access *a)
+{
+	return a->cast_ptr;
+}
+
+bool target_is_string(const struct target_access *a)
+{
+	return a->is_string;
+}
