@@ -34,8 +34,8 @@ struct btf_kernel {
 	const char *system_map;		/* NULL: addresses stay 0 */
 	struct ctype **types;		/* by BTF type id, made on first use */
 	uint32_t ntypes;
-	struct ksym *syms;		/* sorted by name, loaded on first use */
-	size_t nsyms;
+	struct ksym *syms;		/* a hash table, loaded on first use */
+	size_t nslots;			/* a power of two; 0: no System.map */
 	bool syms_loaded;
 };
 
@@ -122,11 +122,6 @@ struct btf_kernel *btfk_open(const char *vm_dir, char **why)
 
 /* ---- System.map: addresses and exports ---- */
 
-static int compare_ksyms(const void *a, const void *b)
-{
-	return strcmp(((const struct ksym *)a)->name, ((const struct ksym *)b)->name);
-}
-
 /* text symbols and __ksymtab_ entries (which say "exported") */
 static bool wanted_symbol(char type, const char *name)
 {
@@ -134,52 +129,68 @@ static bool wanted_symbol(char type, const char *name)
 	       strncmp(name, "__ksymtab_", 10) == 0;
 }
 
-static void add_symbol(struct btf_kernel *b, size_t *cap, const char *name,
-		       uint64_t addr)
+static size_t name_hash(const char *s)
 {
-	if (b->nsyms == *cap) {
-		*cap = *cap ? 2 * *cap : 65536;
-		b->syms = xrealloc(b->syms, *cap * sizeof(*b->syms));
+	size_t h = 14695981039346656037ULL;	/* FNV-1a */
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+/* the slot of name: its entry, or the empty slot where it would go */
+static struct ksym *symbol_slot(struct btf_kernel *b, const char *name)
+{
+	size_t i = name_hash(name) & (b->nslots - 1);
+
+	while (b->syms[i].name && strcmp(b->syms[i].name, name) != 0)
+		i = (i + 1) & (b->nslots - 1);
+	return &b->syms[i];
+}
+
+/* one name, one entry: a name with several addresses is ambiguous */
+static void add_symbol(struct btf_kernel *b, const char *name, uint64_t addr)
+{
+	struct ksym *k = symbol_slot(b, name);
+
+	if (k->name) {
+		k->ambiguous |= k->addr != addr;
+		return;
 	}
-	b->syms[b->nsyms++] = (struct ksym){ name, addr, false };
+	*k = (struct ksym){ name, addr, false };
+}
+
+/* room for every line of text in a table at most half full */
+static size_t table_size(const char *text)
+{
+	size_t lines = 0, n = 1024;
+
+	for (; (text = strchr(text, '\n')); text++)
+		lines++;
+	while (n < 2 * lines)
+		n *= 2;
+	return n;
 }
 
 /* "ffffffff813669e0 T vfs_read" lines, split in place (the file's text is
  * kept: names point into it) */
 static void read_system_map(struct btf_kernel *b, char *text)
 {
-	size_t cap = 0;
 	char *line, *next;
 
+	b->nslots = table_size(text);
+	b->syms = xalloc(b->nslots * sizeof(*b->syms));
 	for (line = text; *line; line = next) {
-		char *end, *name;
+		char *end;
 		uint64_t addr = strtoull(line, &end, 16);
 
 		next = strchrnul(line, '\n');
 		if (*next)
 			*next++ = '\0';
-		if (end[0] != ' ' || !end[1] || end[2] != ' ')
-			continue;
-		name = end + 3;
-		if (wanted_symbol(end[1], name))
-			add_symbol(b, &cap, name, addr);
+		if (end[0] == ' ' && end[1] && end[2] == ' ' &&
+		    wanted_symbol(end[1], end + 3))
+			add_symbol(b, end + 3, addr);
 	}
-}
-
-/* sort, then keep one entry per name (marked ambiguous if it had several) */
-static void merge_duplicate_symbols(struct btf_kernel *b)
-{
-	size_t i, n = 0;
-
-	qsort(b->syms, b->nsyms, sizeof(*b->syms), compare_ksyms);
-	for (i = 0; i < b->nsyms; i++) {
-		if (n && strcmp(b->syms[n - 1].name, b->syms[i].name) == 0) {
-			b->syms[n - 1].ambiguous |= b->syms[n - 1].addr != b->syms[i].addr;
-			continue;
-		}
-		b->syms[n++] = b->syms[i];
-	}
-	b->nsyms = n;
 }
 
 static void load_symbols(struct btf_kernel *b)
@@ -187,21 +198,20 @@ static void load_symbols(struct btf_kernel *b)
 	char *text;
 
 	b->syms_loaded = true;
-	if (!b->system_map || !(text = read_whole_file(b->system_map, NULL)))
-		return;
-	read_system_map(b, text);
-	merge_duplicate_symbols(b);
+	if (b->system_map && (text = read_whole_file(b->system_map, NULL)))
+		read_system_map(b, text);
 }
 
 static const struct ksym *find_symbol(struct btf_kernel *b, const char *name)
 {
-	struct ksym key = { .name = name };
+	struct ksym *k;
 
 	if (!b->syms_loaded)
 		load_symbols(b);
-	if (!b->nsyms)
+	if (!b->nslots)
 		return NULL;
-	return bsearch(&key, b->syms, b->nsyms, sizeof(*b->syms), compare_ksyms);
+	k = symbol_slot(b, name);
+	return k->name ? k : NULL;
 }
 
 /* ---- type names as a C programmer writes them ---- */
