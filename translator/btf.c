@@ -8,12 +8,13 @@
  * loaded when someone asks for them (ctype_members()).
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <fnmatch.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -62,46 +63,57 @@ static struct btf *parse_btf_file(const char *path, bool elf, char **err)
 	int saved_errno = errno;
 
 	libbpf_set_print(old);
-	if (!btf)
+	if (btf)
+		return btf;
+	if (elf && saved_errno == ENOENT && access(path, R_OK) == 0)
+		*err = xasprintf("%s: no .BTF section", path);
+	else
 		*err = xasprintf("%s: %s", path, strerror(saved_errno));
-	return btf;
+	return NULL;
 }
 
 /*
- * With a vm_dir the target is the guest's kernel, so only its files will
- * do: the host's /sys/kernel/btf/vmlinux describes another kernel and
+ * The guest's kernel: its bootable image, else its debug vmlinux. Never
+ * the host's /sys/kernel/btf/vmlinux, which describes another kernel and
  * would give wrong offsets without any error.
  */
-static struct btf *find_btf(const char *vm_dir, const char **path,
-			    const char **system_map, char **why)
+static struct btf *guest_btf(struct btf_kernel *b, const char *vm_dir,
+			     char **why)
 {
+	static const char *const images[] = { "vmlinux-pvh", "vmlinux" };
+	struct strbuf tried = { 0 };
 	struct btf *btf;
-	char *err1, *err2;
+	size_t i;
 
-	if (vm_dir) {
-		*path = xasprintf("%s/vmlinux-pvh", vm_dir);
-		if ((btf = parse_btf_file(*path, true, &err1)))
-			goto found_in_vm_dir;
-		*path = xasprintf("%s/vmlinux", vm_dir);
-		if ((btf = parse_btf_file(*path, true, &err2)))
-			goto found_in_vm_dir;
-		*why = xasprintf("no BTF for the guest's kernel: %s; %s", err1, err2);
+	for (i = 0; i < sizeof(images) / sizeof(images[0]); i++) {
+		char *err;
+
+		b->path = xasprintf("%s/%s", vm_dir, images[i]);
+		if ((btf = parse_btf_file(b->path, true, &err))) {
+			b->system_map = xasprintf("%s/System.map", vm_dir);
+			return btf;
+		}
+		sb_printf(&tried, "%s%s", i ? "; " : "", err);
+	}
+	*why = xasprintf("no BTF for the guest's kernel: %s", tried.buf);
+	return NULL;
+}
+
+/* the running kernel's, as it exports it */
+static struct btf *running_btf(struct btf_kernel *b, char **why)
+{
+	struct utsname u;
+	struct btf *btf;
+	char *err;
+
+	b->path = "/sys/kernel/btf/vmlinux";
+	if (!(btf = parse_btf_file(b->path, false, &err))) {
+		*why = xasprintf("no BTF for the running kernel: %s (it needs CONFIG_DEBUG_INFO_BTF)",
+				 err);
 		return NULL;
 	}
-	*path = "/sys/kernel/btf/vmlinux";
-	if ((btf = parse_btf_file(*path, false, &err1))) {
-		struct utsname u;
-
-		if (uname(&u) == 0)
-			*system_map = xasprintf("/boot/System.map-%s", u.release);
-		return btf;
-	}
-	*why = xasprintf("no BTF for the running kernel: %s (CONFIG_DEBUG_INFO_BTF)",
-			 err1);
-	return NULL;
-
-found_in_vm_dir:
-	*system_map = xasprintf("%s/System.map", vm_dir);
+	if (uname(&u) == 0)
+		b->system_map = xasprintf("/boot/System.map-%s", u.release);
 	return btf;
 }
 
@@ -109,7 +121,7 @@ struct btf_kernel *btfk_open(const char *vm_dir, char **why)
 {
 	struct btf_kernel *b = xalloc(sizeof(*b));
 
-	b->btf = find_btf(vm_dir, &b->path, &b->system_map, why);
+	b->btf = vm_dir ? guest_btf(b, vm_dir, why) : running_btf(b, why);
 	if (!b->btf) {
 		xfree(b);
 		return NULL;
@@ -655,18 +667,29 @@ static void place_parameter(struct cvar *v, int *next_reg)
 		v->value_c = xasprintf("ktap_reg(c, %d)", arg_regs[*next_reg - 1]);
 }
 
+/* a struct over 16 bytes is returned through memory the caller provides:
+ * its address is a hidden first argument, in rdi */
+static int returns_in_memory(struct btf_kernel *b, const struct btf_type *proto)
+{
+	const struct ctype *ret = proto->type ? btfk_ctype(b, proto->type) : NULL;
+
+	return ret && (ret->kind == CT_STRUCT || ret->kind == CT_UNION) &&
+	       ret->size > 16;
+}
+
 int btfk_parameters(struct btf_kernel *b, const struct kfunc *f,
 		    struct cvar **out)
 {
 	const struct btf_type *proto = function_proto(b, f);
 	const struct btf_param *p;
-	int i, n, kept = 0, next_reg = 0;
+	int i, n, kept = 0, next_reg;
 
 	*out = NULL;
 	if (!proto || !btf_is_func_proto(proto))
 		return 0;
 	p = btf_params(proto);
 	n = btf_vlen(proto);
+	next_reg = returns_in_memory(b, proto);
 	*out = xalloc((n ? n : 1) * sizeof(**out));
 	for (i = 0; i < n; i++) {
 		struct cvar *v = &(*out)[kept];

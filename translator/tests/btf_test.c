@@ -215,6 +215,19 @@ static void check_two_register_struct(struct btf_kernel *b)
 	}
 }
 
+/* struct open_how build_open_how(int flags, umode_t mode): the 24-byte
+ * result goes through memory whose address the caller passes in rdi */
+static void check_struct_return(struct btf_kernel *b)
+{
+	int n;
+	struct cvar *p = parameters_of(b, "build_open_how", &n);
+
+	CHECK(n == 2 && p[0].value_c && !strcmp(p[0].value_c, "ktap_reg(c, 4)") &&
+	      p[1].value_c && !strcmp(p[1].value_c, "ktap_reg(c, 1)"),
+	      "build_open_how's parameters in rsi and rdx, got %s and %s",
+	      n == 2 ? str(p[0].value_c) : "?", n == 2 ? str(p[1].value_c) : "?");
+}
+
 static void check_glob(struct btf_kernel *b)
 {
 	struct kfunc *f;
@@ -507,6 +520,7 @@ int main(int argc, char **argv)
 	check_stack_parameters(b);
 	check_struct_by_value(b);
 	check_two_register_struct(b);
+	check_struct_return(b);
 	check_glob(b);
 	check_task_struct(b, &pid_offset);
 	check_bitfields(b);
