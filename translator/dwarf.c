@@ -36,7 +36,7 @@
 
 /* ---- the index file ---- */
 
-#define IDX_MAGIC "KTAPDWI4"
+#define IDX_MAGIC "KTAPDWI5"
 
 struct idx_header {
 	char magic[8];
@@ -62,8 +62,9 @@ struct idx_func {
 	uint64_t addr;		/* low_pc, or an inlined copy's entry pc */
 	uint64_t die;		/* the subprogram or inlined_subroutine */
 	uint64_t scope;		/* inlined: the out-of-line subprogram around it */
+	uint64_t ret;		/* DW_AT_type's DIE, one per spelling; 0: void */
 	uint32_t sym;		/* index of the ELF symbol containing addr */
-	uint32_t ret_pad;
+	uint32_t pad;
 };
 
 /* named types ("struct task_struct", "pid_t") and global variables */
@@ -122,6 +123,8 @@ struct rec {
 	const char *name, *file;
 	uint32_t line, flags;
 	uint64_t addr, die, scope;
+	uint64_t ret;			/* the return type's DIE */
+	const char *ret_spelling;	/* "struct file*"; NULL if anonymous */
 };
 
 struct recs {
@@ -179,6 +182,49 @@ static const char *walker_decl_file(struct walker *w, Dwarf_Die *die)
 	return f;
 }
 
+/* how a type is spelled ("const char*"), the same in every CU; NULL for
+ * anonymous structs, unions and enums */
+static const char *type_spelling(Dwarf_Die *t, int depth)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die next;
+	const char *name = dwarf_diename(t), *inner = "void";
+
+	if (depth > 8)
+		return NULL;
+	if (dwarf_attr(t, DW_AT_type, &a) && dwarf_formref_die(&a, &next))
+		inner = type_spelling(&next, depth + 1);
+	switch (dwarf_tag(t)) {
+	case DW_TAG_pointer_type:
+		return inner ? xasprintf("%s*", inner) : NULL;
+	case DW_TAG_const_type:
+		return inner ? xasprintf("const %s", inner) : NULL;
+	case DW_TAG_volatile_type:
+		return inner ? xasprintf("volatile %s", inner) : NULL;
+	case DW_TAG_structure_type:
+		return name ? xasprintf("struct %s", name) : NULL;
+	case DW_TAG_union_type:
+		return name ? xasprintf("union %s", name) : NULL;
+	case DW_TAG_enumeration_type:
+		return name ? xasprintf("enum %s", name) : NULL;
+	case DW_TAG_base_type:
+	case DW_TAG_typedef:
+		return name;
+	}
+	return NULL;
+}
+
+static void walker_return_type(struct rec *r, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die t;
+
+	if (!dwarf_attr_integrate(die, DW_AT_type, &a) || !dwarf_formref_die(&a, &t))
+		return;
+	r->ret = dwarf_dieoffset(&t);
+	r->ret_spelling = type_spelling(&t, 0);
+}
+
 static void walker_function(struct walker *w, Dwarf_Die *die, uint32_t flags,
 			    uint64_t addr, uint64_t scope)
 {
@@ -192,6 +238,7 @@ static void walker_function(struct walker *w, Dwarf_Die *die, uint32_t flags,
 	r.file = walker_decl_file(w, die);
 	dwarf_decl_line(die, &line);
 	r.line = line > 0 ? line : 0;
+	walker_return_type(&r, die);
 	recs_push(&w->funcs, r);
 }
 
@@ -558,6 +605,49 @@ static bool write_all(int fd, const void *p, size_t len)
 	return true;
 }
 
+/* one DIE per type spelling, so that listing every function builds a few
+ * thousand return types rather than one per CU */
+struct die_slot {
+	const char *s;
+	uint64_t die;
+};
+
+struct die_map {
+	struct die_slot *slots;
+	size_t cap, n;
+};
+
+static uint64_t canonical_die(struct die_map *m, const char *spelling, uint64_t die)
+{
+	size_t j;
+
+	if (!spelling)
+		return die;
+	if (2 * (m->n + 1) > m->cap) {
+		struct die_slot *old = m->slots;
+		size_t oldcap = m->cap, i;
+
+		m->cap = oldcap ? 2 * oldcap : 4096;
+		m->slots = xalloc(m->cap * sizeof(*m->slots));
+		for (i = 0; i < oldcap; i++)
+			if (old[i].s) {
+				j = hash_str(old[i].s) & (m->cap - 1);
+				while (m->slots[j].s)
+					j = (j + 1) & (m->cap - 1);
+				m->slots[j] = old[i];
+			}
+		xfree(old);
+	}
+	j = hash_str(spelling) & (m->cap - 1);
+	for (; m->slots[j].s; j = (j + 1) & (m->cap - 1))
+		if (strcmp(m->slots[j].s, spelling) == 0)
+			return m->slots[j].die;
+	m->slots[j].s = spelling;
+	m->slots[j].die = die;
+	m->n++;
+	return die;
+}
+
 static bool write_index(const char *path, struct walker *w, int nw,
 			struct symtab *syms, double seconds)
 {
@@ -566,6 +656,7 @@ static bool write_index(const char *path, struct walker *w, int nw,
 	struct idx_func *funcs;
 	struct idx_named *types, *globals;
 	struct idx_sym *isyms;
+	struct die_map rets = { 0 };
 	size_t nf = 0, i, k;
 	int t, fd;
 	char *tmp;
@@ -589,6 +680,7 @@ static bool write_index(const char *path, struct walker *w, int nw,
 			f->addr = r->addr;
 			f->die = r->die;
 			f->scope = r->scope;
+			f->ret = r->ret ? canonical_die(&rets, r->ret_spelling, r->ret) : 0;
 			f->sym = sym_containing(syms, r->addr, r->name);
 		}
 	sort_strings = &st;
@@ -625,6 +717,7 @@ static bool write_index(const char *path, struct walker *w, int nw,
 		ok = false;
 	if (!ok)
 		unlink(tmp);
+	xfree(rets.slots);
 	xfree(funcs);
 	xfree(types);
 	xfree(globals);
@@ -989,36 +1082,39 @@ static void kfunc_from_index(struct dw *dw, const struct idx_func *f,
 	k->exported = f->flags & IF_EXPORTED;
 	k->provider_ref = f->die;
 	k->provider_ref2 = f->scope;
-	if (dwarf_offdie(dw->dwarf, f->die, &die))
-		k->return_type = type_attr(dw, &die);
+	if (f->ret && dwarf_offdie(dw->dwarf, f->ret, &die))
+		k->return_type = type_of_die(dw, &die);
+}
+
+static bool func_wanted(const struct dw *dw, const struct idx_func *f,
+			const char *name_glob, const char *file_glob,
+			bool want_outline, bool want_inlined)
+{
+	bool inl = f->flags & IF_INLINED;
+
+	return (inl ? want_inlined : want_outline) &&
+	       fnmatch(name_glob, istr(dw, f->name), 0) == 0 &&
+	       file_matches(f->decl_file ? istr(dw, f->decl_file) : NULL, file_glob);
 }
 
 int dw_functions(struct dw *dw, const char *name_glob, const char *file_glob,
 		 bool want_outline, bool want_inlined, struct kfunc **out)
 {
 	size_t first, end, i;
-	int n = 0, cap = 16;
-	struct kfunc *v = xalloc(cap * sizeof(*v));
+	int n = 0, k = 0;
+	struct kfunc *v;
 
 	glob_range(dw, dw->funcs, dw->hdr->nfuncs, sizeof(*dw->funcs), name_glob,
 		   &first, &end);
-	for (i = first; i < end; i++) {
-		const struct idx_func *f = &dw->funcs[i];
-		bool inl = f->flags & IF_INLINED;
-
-		if (inl ? !want_inlined : !want_outline)
-			continue;
-		if (fnmatch(name_glob, istr(dw, f->name), 0) != 0)
-			continue;
-		if (!file_matches(f->decl_file ? istr(dw, f->decl_file) : NULL, file_glob))
-			continue;
-		if (n == cap) {
-			cap *= 2;
-			v = xrealloc(v, cap * sizeof(*v));
-		}
-		memset(&v[n], 0, sizeof(v[n]));
-		kfunc_from_index(dw, f, &v[n++]);
-	}
+	/* count, then fill: "*" is 300000 instances */
+	for (i = first; i < end; i++)
+		n += func_wanted(dw, &dw->funcs[i], name_glob, file_glob,
+				 want_outline, want_inlined);
+	v = xalloc((n + 1) * sizeof(*v));
+	for (i = first; i < end && k < n; i++)
+		if (func_wanted(dw, &dw->funcs[i], name_glob, file_glob,
+				want_outline, want_inlined))
+			kfunc_from_index(dw, &dw->funcs[i], &v[k++]);
 	*out = v;
 	return n;
 }
@@ -1932,34 +2028,39 @@ static void add_locals(struct loc_ctx *lc, struct cvars *out, Dwarf_Die *scope)
 }
 
 /* the lexical scopes at pc inside the instance, innermost first, up to
- * and including the instance itself; stops at a nested inlined copy */
-static int scopes_within(Dwarf_Die *cu, uint64_t pc, uint64_t inst,
-			 Dwarf_Die **out)
+ * and including the instance itself; a nested inlined copy is not
+ * entered (its variables are its own). Walks down from the instance
+ * rather than dwarf_getscopes() from the CU, which is ~50 times slower. */
+static int scopes_within(Dwarf_Die *inst, uint64_t pc, Dwarf_Die **out)
 {
-	Dwarf_Die *scopes;
-	int n = dwarf_getscopes(cu, pc, &scopes), k, j;
+	Dwarf_Die path[64], child;
+	int n = 0, i;
+	bool deeper = true;
 
-	for (k = 0; k < n; k++)
-		if (dwarf_dieoffset(&scopes[k]) == inst)
+	path[n++] = *inst;
+	while (deeper && n < 64) {
+		deeper = false;
+		if (dwarf_child(&path[n - 1], &child) != 0)
 			break;
-	if (n <= 0 || k == n)
-		return 0;
-	for (j = k; j > 0; j--) {
-		int tag = dwarf_tag(&scopes[j - 1]);
-
-		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram)
-			break;
+		do
+			if (dwarf_tag(&child) == DW_TAG_lexical_block &&
+			    dwarf_haspc(&child, pc) > 0) {
+				path[n++] = child;
+				deeper = true;
+				break;
+			}
+		while (dwarf_siblingof(&child, &child) == 0);
 	}
-	*out = xalloc((k - j + 1) * sizeof(**out));
-	memcpy(*out, scopes + j, (k - j + 1) * sizeof(**out));
-	free(scopes);
-	return k - j + 1;
+	*out = xalloc(n * sizeof(**out));
+	for (i = 0; i < n; i++)
+		(*out)[i] = path[n - 1 - i];
+	return n;
 }
 
 int dw_variables(struct dw *dw, const struct kfunc *f, uint64_t pc,
 		 struct cvar **out)
 {
-	Dwarf_Die inst, outer, cu, *scopes = NULL;
+	Dwarf_Die inst, outer, *scopes = NULL;
 	struct loc_ctx lc = { .dw = dw, .pc = pc };
 	struct cvars vars = { 0 };
 	Dwarf_Addr entry;
@@ -1974,9 +2075,7 @@ int dw_variables(struct dw *dw, const struct kfunc *f, uint64_t pc,
 	lc.frame_die = &outer;
 	lc.at_entry = dwarf_entrypc(&outer, &entry) == 0 && entry == pc;
 	add_params(&lc, &vars, &inst);
-	n = dwarf_diecu(&inst, &cu, NULL, NULL) ? scopes_within(&cu, pc, f->provider_ref, &scopes) : 0;
-	if (n == 0)
-		add_locals(&lc, &vars, &inst);
+	n = scopes_within(&inst, pc, &scopes);
 	for (i = 0; i < n; i++)
 		add_locals(&lc, &vars, &scopes[i]);
 	*out = vars.v;
