@@ -648,6 +648,42 @@ static uint64_t canonical_die(struct die_map *m, const char *spelling, uint64_t 
 	return die;
 }
 
+/*
+ * The index is written to an unnamed file (O_TMPFILE) that gets its name
+ * only once complete: readers see all of it or nothing, and an
+ * interrupted build leaves nothing behind. Where O_TMPFILE is not
+ * supported: a temporary name, renamed into place (*tmp set).
+ */
+static int open_unnamed(const char *path, char **tmp)
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	int fd;
+
+	if (slash)
+		*slash = '\0';
+	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	xfree(dir);
+	if (fd >= 0)
+		return fd;
+	*tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
+	return open(*tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+}
+
+static bool name_file(int fd, const char *tmp, const char *path)
+{
+	char *proc;
+	bool ok;
+
+	if (tmp)
+		return rename(tmp, path) == 0;
+	proc = xasprintf("/proc/self/fd/%d", fd);
+	/* another ktap may have built the same index meanwhile: keep it */
+	ok = linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 ||
+	     errno == EEXIST;
+	xfree(proc);
+	return ok;
+}
+
 static bool write_index(const char *path, struct walker *w, int nw,
 			struct symtab *syms, double seconds)
 {
@@ -659,7 +695,7 @@ static bool write_index(const char *path, struct walker *w, int nw,
 	struct die_map rets = { 0 };
 	size_t nf = 0, i, k;
 	int t, fd;
-	char *tmp;
+	char *tmp = NULL;
 	bool ok;
 
 	sb_putc(&st.sb, '\0');
@@ -702,20 +738,17 @@ static bool write_index(const char *path, struct walker *w, int nw,
 	h.strings_off = h.syms_off + syms->n * sizeof(*isyms);
 	h.strings_len = st.sb.len;
 
-	/* a temporary file renamed into place: readers see all or nothing */
-	tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = open_unnamed(path, &tmp);
 	ok = fd >= 0 && write_all(fd, &h, sizeof(h)) &&
 	     write_all(fd, funcs, nf * sizeof(*funcs)) &&
 	     write_all(fd, types, h.ntypes * sizeof(*types)) &&
 	     write_all(fd, globals, h.nglobals * sizeof(*globals)) &&
 	     write_all(fd, isyms, syms->n * sizeof(*isyms)) &&
-	     write_all(fd, st.sb.buf, st.sb.len);
+	     write_all(fd, st.sb.buf, st.sb.len) &&
+	     name_file(fd, tmp, path);
 	if (fd >= 0 && close(fd) != 0)
 		ok = false;
-	if (ok && rename(tmp, path) != 0)
-		ok = false;
-	if (!ok)
+	if (!ok && tmp)
 		unlink(tmp);
 	xfree(rets.slots);
 	xfree(funcs);
@@ -1306,7 +1339,11 @@ static void alias_type(struct dw *dw, struct ctype *t, Dwarf_Die *die,
 		*t = *target;
 	else
 		t->kind = CT_VOID;
-	if (qualifier)
+	if (qualifier && target && target->name &&
+	    strncmp(target->name, qualifier, strlen(qualifier)) == 0 &&
+	    target->name[strlen(qualifier)] == ' ')
+		name = target->name;	/* const of an array of const: once */
+	else if (qualifier)
 		name = xasprintf("%s %s", qualifier, target && target->name ? target->name : "void");
 	t->name = name ? name : target ? target->name : "void";
 }
