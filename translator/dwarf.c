@@ -152,6 +152,9 @@ struct walker {
 	const char *comp_dir;		/* of the CU being walked */
 	size_t comp_dir_len;
 	bool failed;
+	/* recent return types' spellings, by DIE offset (direct-mapped):
+	 * the functions of a CU share a few types */
+	struct { uint64_t die; const char *spelling; } spellings[4096];
 };
 
 static const char *die_name(Dwarf_Die *die)
@@ -214,15 +217,21 @@ static const char *type_spelling(Dwarf_Die *t, int depth)
 	return NULL;
 }
 
-static void walker_return_type(struct rec *r, Dwarf_Die *die)
+static void walker_return_type(struct walker *w, struct rec *r, Dwarf_Die *die)
 {
 	Dwarf_Attribute a;
 	Dwarf_Die t;
+	size_t slot;
 
 	if (!dwarf_attr_integrate(die, DW_AT_type, &a) || !dwarf_formref_die(&a, &t))
 		return;
 	r->ret = dwarf_dieoffset(&t);
-	r->ret_spelling = type_spelling(&t, 0);
+	slot = (r->ret * 0x9e3779b97f4a7c15ULL) >> 52;
+	if (w->spellings[slot].die != r->ret) {
+		w->spellings[slot].die = r->ret;
+		w->spellings[slot].spelling = type_spelling(&t, 0);
+	}
+	r->ret_spelling = w->spellings[slot].spelling;
 }
 
 static void walker_function(struct walker *w, Dwarf_Die *die, uint32_t flags,
@@ -238,7 +247,7 @@ static void walker_function(struct walker *w, Dwarf_Die *die, uint32_t flags,
 	r.file = walker_decl_file(w, die);
 	dwarf_decl_line(die, &line);
 	r.line = line > 0 ? line : 0;
-	walker_return_type(&r, die);
+	walker_return_type(w, &r, die);
 	recs_push(&w->funcs, r);
 }
 
