@@ -341,11 +341,16 @@ static int write_atomically(const char *path, const char *text)
 	return 0;
 }
 
-/* after a kbuild run that worked: keep its commands for the next build */
+static char *compile_command(const struct recipe *r, const char *kdir,
+			     const struct build_names *bn, const struct options *opt);
+
+/* after a kbuild run that worked: keep its commands for the next build,
+ * and precompile the kernel headers */
 static void recipe_learn(const char *kdir, const struct build_names *bn,
 			 const struct options *opt)
 {
 	struct strbuf sb = { 0 };
+	struct recipe *r;
 	char *dir, *cc;
 	int i;
 
@@ -366,10 +371,15 @@ static void recipe_learn(const char *kdir, const struct build_names *bn,
 			sb_printf(&sb, "cc %s\n", cc);
 		sb_printf(&sb, "step %s\n", tmpl);
 	}
-	if (write_atomically(xasprintf("%s/recipe", dir), sb.buf) < 0)
+	if (write_atomically(xasprintf("%s/recipe", dir), sb.buf) < 0) {
 		fprintf(stderr, "ktap: warning: cannot write %s/recipe: %s\n", dir, strerror(errno));
-	else if (opt->verbose)
+		return;
+	}
+	if (opt->verbose)
 		fprintf(stderr, "Pass 4: learned kbuild's commands for %s in %s\n", kdir, dir);
+	/* the rest of the per-tree work, now rather than in the next build */
+	if ((r = recipe_load(kdir, opt)))
+		compile_command(r, kdir, bn, opt);
 }
 
 /* one command, run by the shell in the build tree, its output to log */
