@@ -257,7 +257,16 @@ static inline struct ktap_context *ktap_enter(const struct ktap_probe *probe,
 	struct ktap_context *c;
 
 	lockdep_assert_preemption_disabled();
-	if (unlikely(in_nmi())) {
+	/*
+	 * A kernel int3 is entered like an NMI, so in_nmi() is true in every
+	 * int3-based kprobe handler (probes off a function's first
+	 * instruction): one NMI level in a kprobe is that int3, not an NMI,
+	 * and the busy claim below still keeps it out of the runtime's own
+	 * critical sections. Deeper nesting is a real NMI: skipped.
+	 */
+	if (unlikely(in_nmi()) &&
+	    !(probe->kind == KTAP_PROBE_KPROBE &&
+	      (preempt_count() & NMI_MASK) == NMI_OFFSET)) {
 		ktap_count_skipped();
 		return NULL;
 	}
