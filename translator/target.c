@@ -243,12 +243,16 @@ static const char *step_index(struct cursor *cur, const struct target_step *st)
 	return NULL;
 }
 
-static const char *walk_path(struct cursor *cur, const struct target_step *st)
+/* *failed: the step an error is about */
+static const char *walk_path(struct cursor *cur, const struct target_step *st,
+			     const struct target_step **failed)
 {
 	const char *err = NULL;
 
-	for (; st && !err; st = st->next)
+	for (; st && !err; st = st->next) {
 		err = st->kind == TS_MEMBER ? step_member(cur, st) : step_index(cur, st);
+		*failed = st;
+	}
 	return err;
 }
 
@@ -542,6 +546,7 @@ static bool bind_access(struct binder *b, struct expr *e, bool address_of)
 {
 	struct target_access *acc = xalloc(sizeof(*acc));
 	struct cursor cur = { .acc = acc };
+	const struct target_step *failed = NULL;
 	const char *err = NULL;
 	bool ok;
 
@@ -562,9 +567,12 @@ static bool bind_access(struct binder *b, struct expr *e, bool address_of)
 	}
 	if (!ok)
 		return false;
-	err = walk_path(&cur, e->path);
-	if (!err)
-		acc->c = finish(&cur, e, address_of, &err);
+	err = walk_path(&cur, e->path, &failed);
+	if (err) {
+		bind_error(b, &failed->loc, "%s%s", "", err);
+		return false;
+	}
+	acc->c = finish(&cur, e, address_of, &err);
 	if (err) {
 		bind_error(b, &e->loc, "cannot read %s: %s",
 			   e->kind == EX_TARGET ? e->str : e->kind == EX_CAST ? "@cast(...)"

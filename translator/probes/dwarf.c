@@ -65,6 +65,13 @@ void probes_set_target(const struct options *opt)
 	}
 }
 
+static bool target_is_this_machine(void)
+{
+	struct utsname u;
+
+	return target.release && uname(&u) == 0 && strcmp(u.release, target.release) == 0;
+}
+
 /* KTAP_DEBUGINFO=btf: ignore the DWARF (to test the BTF fallback) */
 static bool dwarf_disabled(void)
 {
@@ -93,7 +100,13 @@ struct btf_kernel *probes_btf(char **why)
 {
 	if (!target.tried_btf) {
 		target.tried_btf = true;
-		target.btf = btfk_open(target.vm_dir, &target.btf_why);
+		/* without the guest's image, only this machine's own BTF is
+		 * at hand, and it describes only this machine's kernel */
+		if (!target.vm_dir && !target_is_this_machine())
+			target.btf_why = xasprintf("no BTF for kernel %s here (this machine "
+						   "runs another kernel)", target.release);
+		else
+			target.btf = btfk_open(target.vm_dir, &target.btf_why);
 	}
 	if (!target.btf && why)
 		*why = target.btf_why;
