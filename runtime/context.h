@@ -109,7 +109,7 @@ struct ktap_probe {
  * @frame_used: bytes of @frame in use
  * @print_buf: this CPU's print buffer: a record header, then output
  * @print_len: bytes of output in @print_buf
- * @scratch: MAXSTRINGLEN bytes for runtime helpers (ktap_sprintf())
+ * @scratch: KTAP_SCRATCH_SIZE bytes for runtime helpers (ktap_sprintf())
  * @re_ngroups: regex.h: groups of the last =~ of this hit; 0 if it failed
  * @re_caps: regex.h: its groups' start and end offsets in @re_subject, -1 unset
  * @re_subject: regex.h: MAXSTRINGLEN bytes, a copy of its subject
@@ -141,11 +141,38 @@ struct ktap_context {
 
 static struct ktap_context __percpu *ktap_contexts;
 
+/* ktap_vsprintf() formats one byte more than a string holds, plus a NUL */
+#define KTAP_SCRATCH_SIZE ALIGN(MAXSTRINGLEN + 1, 8)
+
 #ifndef KTAP_NO_OVERLOAD
-/* handler time on this CPU in the current overload window */
-static DEFINE_PER_CPU(u64, ktap_ovl_window_start);
-static DEFINE_PER_CPU(u64, ktap_ovl_busy_ns);
-static DEFINE_PER_CPU(u64, ktap_hit_start);
+/**
+ * struct ktap_overload - this CPU's overload guard
+ * @window_start: local_clock() at the start of the current window
+ * @busy_ns: estimated handler time in the current window
+ * @hit_start: local_clock() at the start of the hit being timed; 0 while
+ *	the running hit is not timed
+ * @weight: the hits the next timed hit stands for
+ * @countdown: hits until the next timed one (0 or 1: the next hit)
+ * @rand: xorshift state that draws the gaps
+ *
+ * Reading the clock twice per hit costs more than a small handler (the
+ * clock is slow to read in a guest without a stable TSC), so only about
+ * one hit in KTAP_OVERLOAD_SAMPLE is timed, and it counts for the hits
+ * since the previous timed one. The gaps are random, 1 to
+ * 2 * KTAP_OVERLOAD_SAMPLE - 1 hits, so that a script whose slow hits come
+ * at a fixed period cannot hide them between samples. Slow hits are
+ * timed one by one (ktap_overload_account()). -D KTAP_OVERLOAD_SAMPLE=1
+ * times every hit.
+ */
+struct ktap_overload {
+	u64 window_start;
+	u64 busy_ns;
+	u64 hit_start;
+	u32 weight;
+	u32 countdown;
+	u32 rand;
+};
+static DEFINE_PER_CPU(struct ktap_overload, ktap_overload);
 #endif
 
 
@@ -167,15 +194,15 @@ static int ktap_context_init(void)
 	for_each_possible_cpu(cpu) {
 		struct ktap_context *c = per_cpu_ptr(ktap_contexts, cpu);
 		char *mem = kvzalloc_node(KTAP_FRAME_SIZE + KTAP_PRINT_BUFSIZE +
-					  2 * MAXSTRINGLEN, GFP_KERNEL,
-					  cpu_to_node(cpu));
+					  KTAP_SCRATCH_SIZE + MAXSTRINGLEN,
+					  GFP_KERNEL, cpu_to_node(cpu));
 
 		if (!mem)
 			return -ENOMEM;	/* ktap_context_exit() frees the rest */
 		c->frame = mem;
 		c->print_buf = mem + KTAP_FRAME_SIZE;
 		c->scratch = c->print_buf + KTAP_PRINT_BUFSIZE;
-		c->re_subject = c->scratch + MAXSTRINGLEN;
+		c->re_subject = c->scratch + KTAP_SCRATCH_SIZE;
 	}
 	return 0;
 }
@@ -242,6 +269,24 @@ static inline bool ktap_from_loader(const struct ktap_probe *probe)
 }
 
 /**
+ * ktap_overload_hit_start() - time this hit if it is the one sampled
+ *
+ * See struct ktap_overload. Preemption disabled.
+ */
+static inline void ktap_overload_hit_start(void)
+{
+#ifndef KTAP_NO_OVERLOAD
+	struct ktap_overload *o = this_cpu_ptr(&ktap_overload);
+
+	if (likely(o->countdown > 1)) {
+		o->countdown--;
+		return;
+	}
+	o->hit_start = local_clock();
+#endif
+}
+
+/**
  * ktap_enter() - start a probe hit
  * @probe: the probe that fired
  * @regs: its registers, or NULL
@@ -275,9 +320,7 @@ static inline struct ktap_context *ktap_enter(const struct ktap_probe *probe,
 		return NULL;
 
 	c = this_cpu_ptr(ktap_contexts);
-#ifndef KTAP_NO_OVERLOAD
-	__this_cpu_write(ktap_hit_start, local_clock());
-#endif
+	ktap_overload_hit_start();
 	c->regs = regs;
 	c->probe = probe;
 	c->pp = probe->pp;
@@ -323,6 +366,11 @@ static void ktap_report_error(struct ktap_context *c)
 
 static atomic_t ktap_limit_reported = ATOMIC_INIT(0);
 
+/* hits skipped because a global's lock stayed busy for MAXTRYLOCK tries */
+static atomic_t ktap_lock_timeouts = ATOMIC_INIT(0);
+/* the probe point of the first of them, for the MAXSKIPPED message */
+static const char *ktap_lock_timeout_pp;
+
 /**
  * ktap_stop_for_limit() - stop the script because a limit was passed
  * @c: the context
@@ -338,32 +386,91 @@ static void ktap_stop_for_limit(struct ktap_context *c, const char *msg)
 	ktap_request_exit(c);
 }
 
+#ifndef KTAP_NO_OVERLOAD
+/**
+ * ktap_overload_account() - add a timed hit to the overload guard
+ * @c: the context
+ * @o: this CPU's guard, @o->hit_start set
+ *
+ * A fast hit counts for the @o->weight hits since the previous timed one,
+ * and the next timed hit is drawn at random. A slow one (at least
+ * KTAP_OVERLOAD_SLOW_NS: a heavy handler, or a vCPU the host did not run)
+ * counts once, as it is, and the next hit is timed too: scaling a rare
+ * stall would stop a script that is not overloaded, and a handler that is
+ * slow every time is then measured hit by hit.
+ */
+static noinline void ktap_overload_account(struct ktap_context *c,
+					   struct ktap_overload *o)
+{
+	u64 now = local_clock();
+	u64 spent = now - o->hit_start;
+	u32 x;
+
+	if (now - o->window_start > KTAP_OVERLOAD_INTERVAL_NS) {
+		o->window_start = now;
+		o->busy_ns = 0;
+	}
+	o->hit_start = 0;
+	if (spent >= KTAP_OVERLOAD_SLOW_NS) {
+		o->busy_ns += spent;
+		o->weight = o->countdown = 1;
+	} else {
+		o->busy_ns += spent * (o->weight ?: 1);
+		x = o->rand ?: smp_processor_id() + 0x6b746170;	/* nonzero seed */
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		o->rand = x;
+		o->weight = o->countdown = 1 + x % (2 * KTAP_OVERLOAD_SAMPLE - 1);
+	}
+	if (unlikely(o->busy_ns > KTAP_OVERLOAD_THRESHOLD_NS))
+		ktap_stop_for_limit(c, "probe overhead exceeded the overload threshold "
+				    "(KTAP_OVERLOAD_THRESHOLD_NS); -D KTAP_NO_OVERLOAD disables the guard");
+}
+#endif
+
+/**
+ * ktap_stop_for_skipped() - stop the script: more than MAXSKIPPED skips
+ * @c: the context
+ *
+ * Names MAXTRYLOCK and the probe point when a global's lock was the
+ * reason a hit was skipped.
+ */
+static noinline void ktap_stop_for_skipped(struct ktap_context *c)
+{
+	const char *pp = READ_ONCE(ktap_lock_timeout_pp);
+	char msg[KTAP_ERRLEN];
+
+	if (!atomic_read(&ktap_lock_timeouts) || !pp) {
+		ktap_stop_for_limit(c, "skipped too many probe hits (MAXSKIPPED "
+				    __stringify(MAXSKIPPED) ")");
+		return;
+	}
+	scnprintf(msg, sizeof(msg),
+		  "skipped too many probe hits (MAXSKIPPED %d): %d could not take a global's lock within MAXTRYLOCK (%d) tries, the first near probe %s",
+		  MAXSKIPPED, atomic_read(&ktap_lock_timeouts), MAXTRYLOCK, pp);
+	ktap_stop_for_limit(c, msg);
+}
+
 /**
  * ktap_check_limits() - the limits that span probe hits
  * @c: the context of the hit that is ending
  *
  * MAXSKIPPED: too many hits could not run (reentered, lock contention,
  * missed kprobes). The overload guard: this CPU spent more than
- * KTAP_OVERLOAD_THRESHOLD_NS in handlers within KTAP_OVERLOAD_INTERVAL_NS.
+ * KTAP_OVERLOAD_THRESHOLD_NS in handlers within KTAP_OVERLOAD_INTERVAL_NS,
+ * as estimated from the timed hits (struct ktap_overload).
  */
 static inline void ktap_check_limits(struct ktap_context *c)
 {
 #ifndef KTAP_NO_OVERLOAD
-	u64 now = local_clock();
-	u64 *start = this_cpu_ptr(&ktap_ovl_window_start);
-	u64 *busy = this_cpu_ptr(&ktap_ovl_busy_ns);
+	struct ktap_overload *o = this_cpu_ptr(&ktap_overload);
 
-	if (now - *start > KTAP_OVERLOAD_INTERVAL_NS) {
-		*start = now;
-		*busy = 0;
-	}
-	*busy += now - __this_cpu_read(ktap_hit_start);
-	if (unlikely(*busy > KTAP_OVERLOAD_THRESHOLD_NS))
-		ktap_stop_for_limit(c, "probe overhead exceeded the overload threshold "
-				    "(KTAP_OVERLOAD_THRESHOLD_NS); -D KTAP_NO_OVERLOAD disables the guard");
+	if (unlikely(o->hit_start))
+		ktap_overload_account(c, o);
 #endif
 	if (unlikely(atomic_read(&ktap_skipped_atomic) > MAXSKIPPED))
-		ktap_stop_for_limit(c, "skipped too many probe hits (MAXSKIPPED)");
+		ktap_stop_for_skipped(c);
 }
 
 /**
@@ -582,8 +689,9 @@ static inline void ktap_unlock(rwlock_t *l, bool write)
  * @writes: for each lock, whether the handler writes the global
  * @n: number of locks
  *
- * Return: true if all are taken; false if one could not be (those taken
- * are released, the hit is counted as skipped, the handler must not run).
+ * Return: true if all are taken; false if one could not be within
+ * MAXTRYLOCK tries (those taken are released, the hit is counted as
+ * skipped and as a lock timeout, the handler must not run).
  */
 static __maybe_unused bool ktap_lock_globals(struct ktap_context *c,
 					     rwlock_t *const *locks,
@@ -596,6 +704,8 @@ static __maybe_unused bool ktap_lock_globals(struct ktap_context *c,
 			continue;
 		while (i--)
 			ktap_unlock(locks[i], writes[i]);
+		if (atomic_inc_return(&ktap_lock_timeouts) == 1)
+			WRITE_ONCE(ktap_lock_timeout_pp, c->pp);
 		ktap_count_skipped();
 		return false;
 	}

@@ -2,9 +2,15 @@
 /*
  * ktap runtime: strings.
  *
- * A script string is a char[MAXSTRINGLEN], always NUL-terminated;
- * anything longer is truncated, silently, as in SystemTap. (The file is
- * kstring.h, not string.h, so that no #include <string.h> can pick it up.)
+ * A script string is a char[MAXSTRINGLEN], always NUL-terminated, so it
+ * holds at most MAXSTRINGLEN - 1 bytes. For strings a script builds,
+ * ktap_concat() and ktap_sprintf_at() (print.h) make a longer result an
+ * error naming MAXSTRINGLEN, which stops the script unless caught: a
+ * silently shortened key or message is a wrong answer. ktap_strcat() and
+ * ktap_sprintf() truncate, for tapset code (an argstr of a long path must
+ * not stop a script); so does a copy of a string from kernel or user
+ * memory, as users of user_string() and friends expect. (The file is kstring.h,
+ * not string.h, so that no #include <string.h> can pick it up.)
  */
 #ifndef _KTAP_KSTRING_H
 #define _KTAP_KSTRING_H
@@ -21,7 +27,8 @@ static inline void ktap_strcpy(char *dst, const char *src)
 }
 
 /**
- * ktap_strcat() - dst = a . b, truncating to MAXSTRINGLEN
+ * ktap_strcat() - dst = a . b, truncating to MAXSTRINGLEN (tapset code;
+ *	a script's '.' is ktap_concat())
  * @dst: MAXSTRINGLEN bytes; may be @a, @b, or both
  * @a: left operand
  * @b: right operand
@@ -37,6 +44,42 @@ static inline void ktap_strcat(char *dst, const char *a, const char *b)
 	if (dst != a)
 		memmove(dst, a, la);
 	dst[la + lb] = '\0';
+}
+
+/**
+ * ktap_string_too_long() - the error of a string beyond MAXSTRINGLEN
+ * @c: the context
+ * @len: the length the string would have had
+ * @loc: where, e.g. "near operator '.' at t.stp:3:12", or NULL
+ */
+static noinline void ktap_string_too_long(struct ktap_context *c, size_t len,
+					  const char *loc)
+{
+	ktap_errorf(c, loc, "string of %zu bytes exceeds MAXSTRINGLEN (%d)",
+		    len, MAXSTRINGLEN);
+}
+
+/**
+ * ktap_concat() - dst = a . b, an error if longer than MAXSTRINGLEN - 1
+ * @c: the context
+ * @dst: MAXSTRINGLEN bytes; may be @a, @b, or both
+ * @a: left operand
+ * @b: right operand
+ * @loc: the operator's location, for the error
+ *
+ * On error, c->error is set and @dst is left unchanged.
+ */
+static inline void ktap_concat(struct ktap_context *c, char *dst,
+			       const char *a, const char *b, const char *loc)
+{
+	size_t la = strnlen(a, MAXSTRINGLEN - 1);
+	size_t lb = strnlen(b, MAXSTRINGLEN - 1);
+
+	if (unlikely(la + lb > MAXSTRINGLEN - 1)) {
+		ktap_string_too_long(c, la + lb, loc);
+		return;
+	}
+	ktap_strcat(dst, a, b);
 }
 
 /**

@@ -29,7 +29,6 @@
 #define MAXTRYLOCK 1000
 #endif
 
-/* Errors tolerated before the script is stopped (0: the first one stops it). */
 #ifndef MAXSKIPPED
 #define MAXSKIPPED 100		/* probe hits that could not run, then stop */
 #endif
@@ -46,6 +45,19 @@
 #define KTAP_OVERLOAD_THRESHOLD_NS 500000000ULL
 #endif
 
+/*
+ * About one hit in this many is timed for the guard; a hit that takes
+ * KTAP_OVERLOAD_SLOW_NS or more is counted as it is, and the next one is
+ * timed too (context.h).
+ */
+#ifndef KTAP_OVERLOAD_SAMPLE
+#define KTAP_OVERLOAD_SAMPLE 8
+#endif
+#ifndef KTAP_OVERLOAD_SLOW_NS
+#define KTAP_OVERLOAD_SLOW_NS 200000ULL
+#endif
+
+/* Errors tolerated before the script is stopped (0: the first one stops it). */
 #ifndef MAXERRORS
 #define MAXERRORS 0
 #endif
@@ -88,6 +100,9 @@
 
 #if MAXSTRINGLEN < 16
 #error "MAXSTRINGLEN must be at least 16"
+#endif
+#if KTAP_OVERLOAD_SAMPLE < 1
+#error "KTAP_OVERLOAD_SAMPLE must be at least 1"
 #endif
 #if KTAP_PRINT_BUFSIZE < 1024
 #error "KTAP_PRINT_BUFSIZE must be at least 1024"

@@ -261,12 +261,48 @@ static void ktap_fmt_kernel(const struct ktap_fmt_spec *spec, char *kfmt,
 	char *p = kfmt;
 
 	*p++ = '%';
-	p += sprintf(p, "%s", spec->flags);
+	p += strlen(strcpy(p, spec->flags));
 	if (spec->width >= 0)
 		p += sprintf(p, "%d", spec->width);
 	if (spec->prec >= 0)
 		p += sprintf(p, ".%d", spec->prec);
 	strcpy(p, suffix);
+}
+
+/**
+ * ktap_fmt_is_plain() - a conversion without flags, width or precision?
+ * @spec: the conversion
+ *
+ * The common "%s" and "%d" need no kernel format: ktap_fmt_conv() writes
+ * them directly, which saves two vsnprintf() calls per conversion.
+ *
+ * Return: true if plain.
+ */
+static inline bool ktap_fmt_is_plain(const struct ktap_fmt_spec *spec)
+{
+	return !spec->flags[0] && spec->width < 0 && spec->prec < 0;
+}
+
+/**
+ * ktap_out_decimal() - append a signed integer in decimal to a sink
+ * @o: the sink
+ * @v: the value
+ *
+ * The same text as "%lld", without vsnprintf().
+ */
+static void ktap_out_decimal(struct ktap_out *o, int64_t v)
+{
+	char text[24];
+	char *p = text + sizeof(text);
+	u64 u = v < 0 ? -(u64)v : (u64)v;
+
+	do {
+		*--p = '0' + u % 10;
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--p = '-';
+	ktap_out_write(o, p, text + sizeof(text) - p);
 }
 
 /**
@@ -357,6 +393,10 @@ static void ktap_fmt_conv(struct ktap_out *o, struct ktap_fmt_spec *spec,
 	switch (spec->conv) {
 	case 'd':
 	case 'i':
+		if (ktap_fmt_is_plain(spec)) {
+			ktap_out_decimal(o, va_arg(*ap, int64_t));
+			break;
+		}
 		ktap_fmt_kernel(spec, kfmt, "lld");
 		ktap_out_snprintf(o, kfmt, (long long)va_arg(*ap, int64_t));
 		break;
@@ -386,6 +426,12 @@ static void ktap_fmt_conv(struct ktap_out *o, struct ktap_fmt_spec *spec,
 		ktap_out_snprintf(o, kfmt, (int)va_arg(*ap, int64_t));
 		break;
 	case 's':
+		if (ktap_fmt_is_plain(spec)) {
+			const char *str = va_arg(*ap, const char *) ?: "(null)";
+
+			ktap_out_write(o, str, strlen(str));
+			break;
+		}
 		ktap_fmt_kernel(spec, kfmt, "s");
 		ktap_out_snprintf(o, kfmt, va_arg(*ap, const char *));
 		break;
@@ -458,29 +504,81 @@ static __maybe_unused void ktap_printf(struct ktap_context *c,
 }
 
 /**
- * ktap_sprintf() - sprintf() of a script: format into a string
+ * ktap_vsprintf() - format into a string
+ * @c: the context
+ * @dst: MAXSTRINGLEN bytes; may be one of the arguments
+ * @fmt: SystemTap printf format
+ * @ap: its arguments
+ *
+ * Output longer than MAXSTRINGLEN - 1 is truncated. %b output containing
+ * zero bytes ends the string there.
+ *
+ * Return: the length the output would have had.
+ */
+static size_t ktap_vsprintf(struct ktap_context *c, char *dst,
+			    const char *fmt, va_list ap)
+{
+	/* one byte more than a string holds: room to see it overflow */
+	struct ktap_out o = {
+		.c = c,
+		.buf = c->scratch,
+		.cap = MAXSTRINGLEN,
+	};
+
+	ktap_vformat(&o, fmt, ap);
+	if (o.len > MAXSTRINGLEN - 1) {
+		memcpy(dst, o.buf, MAXSTRINGLEN - 1);
+		dst[MAXSTRINGLEN - 1] = '\0';
+	} else {
+		memcpy(dst, o.buf, o.len);
+		dst[o.len] = '\0';
+	}
+	return o.len;
+}
+
+/**
+ * ktap_sprintf() - sprintf() in tapset code: format into a string,
+ *	truncating
  * @c: the context
  * @dst: MAXSTRINGLEN bytes; may be one of the arguments
  * @fmt: SystemTap printf format
  *
- * Output longer than MAXSTRINGLEN - 1 is truncated. %b output containing
- * zero bytes ends the string there.
+ * Output longer than MAXSTRINGLEN - 1 is truncated (a tapset's argstr
+ * of a long path must not stop the script).
  */
 static __maybe_unused void ktap_sprintf(struct ktap_context *c, char *dst,
 					const char *fmt, ...)
 {
-	struct ktap_out o = {
-		.c = c,
-		.buf = c->scratch,
-		.cap = MAXSTRINGLEN - 1,
-	};
 	va_list ap;
 
 	va_start(ap, fmt);
-	ktap_vformat(&o, fmt, ap);
+	ktap_vsprintf(c, dst, fmt, ap);
 	va_end(ap);
-	memcpy(dst, o.buf, o.len);
-	dst[o.len] = '\0';
+}
+
+/**
+ * ktap_sprintf_at() - sprintf() and the sprint family in a script
+ * @c: the context
+ * @loc: the call's location, for the error
+ * @dst: MAXSTRINGLEN bytes; may be one of the arguments
+ * @fmt: SystemTap printf format
+ *
+ * Output longer than MAXSTRINGLEN - 1 is an error naming MAXSTRINGLEN
+ * (see kstring.h); @dst then holds what fits.
+ */
+static __maybe_unused void ktap_sprintf_at(struct ktap_context *c,
+					   const char *loc, char *dst,
+					   const char *fmt, ...)
+{
+	va_list ap;
+	size_t len;
+
+	va_start(ap, fmt);
+	len = ktap_vsprintf(c, dst, fmt, ap);
+	va_end(ap);
+	if (unlikely(len > MAXSTRINGLEN - 1))
+		ktap_errorf(c, loc, "sprintf result exceeds MAXSTRINGLEN (%d)",
+			    MAXSTRINGLEN);
 }
 
 /**
