@@ -8,12 +8,13 @@
 #
 #   sh overhead-guest.sh setup                 copy to /tmp, install staprun
 #   sh overhead-guest.sh verify N              count the probe hits per loop
-#   sh overhead-guest.sh case1 ROUNDS REPS N   per-hit cost on vfs_read
-#   sh overhead-guest.sh case2 ROUNDS REPS N EXTRA    the flood, to a file
+#   sh overhead-guest.sh case1 ROUNDS REPS N [VARIANTS]  per-hit cost on vfs_read
+#   sh overhead-guest.sh case2 ROUNDS REPS N EXTRA [VARIANTS]  the flood, to a file
 #   sh overhead-guest.sh ladder "N..." PARN EXTRA     rates without loss
 #   sh overhead-guest.sh reader N ROUNDS        the flood's reader, measured
 #
 # EXTRA: openat calls an openloop makes besides its N opens (from verify).
+# VARIANTS: more TOOL:MODULE:OUT variants (bench/overhead's experiments).
 # Output, one line per fact, for the host half to parse:
 #   HITS N READS OPENS              verify: readloop's vfs_reads and
 #                                   openloop's openats for N iterations
@@ -142,11 +143,11 @@ verify)
 case1)
 	rounds case1 readloop "$2" "$3" "$4" 0 none:none:- \
 		ktap:ktap_cnt:- stap:stap_cnt:- ktap:ktap_empty:- stap:stap_empty:- \
-		ktap:ktap_x:o
+		ktap:ktap_x:o ${5:-}
 	;;
 case2)
 	rounds case2 openloop "$2" "$3" "$4" "$5" none:none:- \
-		ktap:ktap_flood:o stap:stap_flood:o stapb:stap_flood:o
+		ktap:ktap_flood:o stap:stap_flood:o stapb:stap_flood:o ${6:-}
 	;;
 reader)
 	# where the flood's time goes besides the probe: the reader's CPU time
