@@ -6,7 +6,10 @@
  * at each address; without DWARF, BTF (btf.c) still gives out-of-line
  * function entries and their parameters.
  */
+#include <elfutils/libdwelf.h>
+#include <fcntl.h>
 #include <fnmatch.h>
+#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -21,12 +24,73 @@
 static struct {
 	bool set;
 	const char *release;
+	const char *build_id;		/* of the image that runs, when known */
 	const char *vm_dir;
 	bool tried_dwarf, tried_btf;
 	struct dw *dw;
 	struct btf_kernel *btf;
 	char *dw_why, *btf_why;
 } target;
+
+static bool target_is_this_machine(void);
+
+/* the running kernel's build-id, from its raw notes */
+static char *running_kernel_build_id(void)
+{
+	size_t len, off = 0;
+	char *notes = read_whole_file("/sys/kernel/notes", &len);
+	struct strbuf hex = { 0 };
+
+	while (notes && off + 12 <= len) {
+		const uint32_t *h = (const uint32_t *)(notes + off);
+		size_t name = off + 12, desc = name + ((h[0] + 3) & ~3u);
+
+		if (desc + h[1] > len)
+			break;
+		if (h[2] == 3 && h[0] == 4 && memcmp(notes + name, "GNU", 4) == 0) {
+			for (uint32_t i = 0; i < h[1]; i++)
+				sb_printf(&hex, "%02x", (unsigned char)notes[desc + i]);
+			return hex.buf;
+		}
+		off = desc + ((h[1] + 3) & ~3u);
+	}
+	return NULL;
+}
+
+/* the GNU build-id note of an ELF file, in hex; NULL if it has none */
+static char *elf_file_build_id(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct strbuf hex = { 0 };
+	const unsigned char *id;
+	ssize_t n, i;
+	Elf *e;
+
+	if (fd < 0)
+		return NULL;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	n = e ? dwelf_elf_gnu_build_id(e, (const void **)&id) : -1;
+	for (i = 0; i < n; i++)
+		sb_printf(&hex, "%02x", id[i]);
+	if (e)
+		elf_end(e);
+	close(fd);
+	return n > 0 ? hex.buf : NULL;
+}
+
+/* the build-id of the kernel that will run: the guest's bootable image,
+ * or this machine's running kernel */
+static const char *running_build_id(void)
+{
+	if (target.vm_dir) {
+		char *id = elf_file_build_id(xasprintf("%s/vmlinux-pvh", target.vm_dir));
+
+		if (id)
+			return id;
+	}
+	return target_is_this_machine() ? running_kernel_build_id() : NULL;
+}
 
 /* -r BUILD_DIR (".../linux-headers-REL"), -r REL, --vm, or this machine */
 void probes_set_target(const struct options *opt)
@@ -58,11 +122,12 @@ void probes_set_target(const struct options *opt)
 	if (target.release && !target.vm_dir) {
 		/* the ktap guest's cache, when it has this kernel */
 		char *dir = xasprintf("%s/vm/%s", ktap_cache_dir(), target.release);
-		char *probe = xasprintf("%s/vmlinux", dir);
+		char *probe = xasprintf("%s/vmlinux-pvh", dir);
 
 		if (access(probe, R_OK) == 0)
 			target.vm_dir = dir;
 	}
+	target.build_id = running_build_id();
 }
 
 static bool target_is_this_machine(void)
@@ -89,7 +154,8 @@ struct dw *probes_dwarf(char **why)
 		else if (!target.release)
 			target.dw_why = xstrdup("the target kernel's release is not known");
 		else
-			target.dw = dw_open(target.release, NULL, target.vm_dir, &target.dw_why);
+			target.dw = dw_open(target.release, target.build_id, target.vm_dir,
+					   &target.dw_why);
 	}
 	if (!target.dw && why)
 		*why = target.dw_why;
