@@ -1,0 +1,2 @@
+^vfs.open hostname ino set$
+^vfs.open.return hostname ret 0 error 0$
