@@ -156,6 +156,21 @@ static __maybe_unused void ktap_tracepoint_hit(void *slot,
 	preempt_enable_notrace();
 }
 
+/**
+ * ktap_tracepoint_hit_index() - run probe @i of ktap_probes[]
+ * @i: its index
+ * @args: the tracepoint's arguments
+ *
+ * For the generated dispatchers that serve many probes on one tracepoint
+ * (system calls by number); only the first of them is registered.
+ */
+static __maybe_unused void ktap_tracepoint_hit_index(int i,
+						     const unsigned long *args)
+{
+	if (READ_ONCE(ktap_slots[i].armed))
+		ktap_tracepoint_hit(&ktap_slots[i], args);
+}
+
 struct ktap_tp_search {
 	const char *name;
 	struct tracepoint *found;
@@ -180,6 +195,11 @@ static int ktap_tracepoint_arm(struct ktap_slot *slot)
 {
 	struct ktap_tp_search s = { .name = slot->probe->tracepoint };
 
+	/* served by another slot's dispatcher (ktap_tracepoint_hit_index) */
+	if (!slot->probe->tp_func) {
+		slot->tp = NULL;
+		return 0;
+	}
 	for_each_kernel_tracepoint(ktap_tp_match, &s);
 	if (!s.found)
 		return -ENOENT;
@@ -270,6 +290,8 @@ static void ktap_disarm_all(void)
 				unregister_kretprobe(&slot->rp);
 			break;
 		case KTAP_PROBE_TRACEPOINT:
+			if (!slot->tp)
+				break;
 			tracepoint_probe_unregister(slot->tp, slot->probe->tp_func,
 						    slot);
 			ntp++;

@@ -1525,13 +1525,121 @@ static const char *tp_arg_type(const struct cvar *v)
 	return "unsigned long";
 }
 
-/* the function registered on a tracepoint: the arguments, by the
- * prototype's sizes, widened into an array for the handler */
+/* the parameters of a function registered on a tracepoint, by the
+ * prototype's sizes, and the array of them widened for the handler */
+static void tp_params(struct strbuf *out, const struct concrete_point *cp)
+{
+	int j;
+
+	for (j = 0; j < cp->tp_nargs; j++)
+		sb_printf(out, ", %s a%d", tp_arg_type(&cp->tp_args[j]), j);
+	sb_printf(out, ")\n{\n\tunsigned long args[%d] = {", cp->tp_nargs + 1);
+	for (j = 0; j < cp->tp_nargs; j++)
+		sb_printf(out, " (unsigned long)a%d,", j);
+	sb_puts(out, " };\n\n");
+}
+
+/* calls fn(cp, its index in ktap_probes[], arg) for every point */
+static void for_each_point(const struct program *prog,
+			   void (*fn)(const struct resolved_probe *, const struct concrete_point *,
+				      int, void *), void *arg)
+{
+	int i, index = 0;
+
+	for (i = 0; i < prog->nprobes; i++) {
+		const struct concrete_point *cp;
+
+		for (cp = prog->probes[i]->points; cp; cp = cp->next)
+			fn(prog->probes[i], cp, index++, arg);
+	}
+}
+
+/* the first keyed point of a tracepoint owns its dispatcher */
+struct tp_owner_search {
+	const char *tracepoint;
+	const struct concrete_point *owner;
+};
+
+static void find_owner(const struct resolved_probe *rp, const struct concrete_point *cp,
+		       int index, void *arg)
+{
+	struct tp_owner_search *s = arg;
+
+	(void)rp, (void)index;
+	if (!s->owner && cp->kind == PK_TRACEPOINT && cp->tp_keyed &&
+	    strcmp(cp->tracepoint, s->tracepoint) == 0)
+		s->owner = cp;
+}
+
+static bool owns_dispatcher(const struct program *prog, const struct concrete_point *cp)
+{
+	struct tp_owner_search s = { .tracepoint = cp->tracepoint };
+
+	for_each_point(prog, find_owner, &s);
+	return s.owner == cp;
+}
+
+struct tp_case {
+	int64_t key;
+	int index;
+};
+
+struct tp_cases {
+	const char *tracepoint;
+	struct tp_case *cases;
+	int n;
+};
+
+static void collect_case(const struct resolved_probe *rp, const struct concrete_point *cp,
+			 int index, void *arg)
+{
+	struct tp_cases *tc = arg;
+
+	(void)rp;
+	if (cp->kind != PK_TRACEPOINT || !cp->tp_keyed || strcmp(cp->tracepoint, tc->tracepoint))
+		return;
+	tc->cases = xrealloc(tc->cases, (tc->n + 1) * sizeof(*tc->cases));
+	tc->cases[tc->n++] = (struct tp_case){ cp->tp_key, index };
+}
+
+static int compare_cases(const void *a, const void *b)
+{
+	const struct tp_case *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->index - y->index;
+}
+
+/* one function for all the keyed points of a tracepoint: a switch on the
+ * key (the system call number), so the tracepoint calls one function */
+static void emit_dispatcher(struct emitter *em, struct strbuf *out,
+			    const struct concrete_point *owner)
+{
+	struct tp_cases tc = { .tracepoint = owner->tracepoint };
+	int i;
+
+	for_each_point(em->prog, collect_case, &tc);
+	qsort(tc.cases, tc.n, sizeof(*tc.cases), compare_cases);
+	sb_printf(out, "static void tp_dispatch_%s(void *data", owner->tracepoint);
+	tp_params(out, owner);
+	sb_printf(out, "\tswitch ((long)(%s)) {\n", owner->tp_key_c);
+	for (i = 0; i < tc.n; i++) {
+		if (i == 0 || tc.cases[i].key != tc.cases[i - 1].key)
+			sb_printf(out, "\tcase %lldL:\n", (long long)tc.cases[i].key);
+		sb_printf(out, "\t\tktap_tracepoint_hit_index(%d, args);\n", tc.cases[i].index);
+		if (i + 1 == tc.n || tc.cases[i + 1].key != tc.cases[i].key)
+			sb_puts(out, "\t\tbreak;\n");
+	}
+	sb_puts(out, "\t}\n}\n\n");
+}
+
 static void emit_tracepoint_funcs(struct emitter *em, struct strbuf *out)
 {
-	int i, j;
+	int i;
 
-	sb_puts(out, "static void ktap_tracepoint_hit(void *slot, const unsigned long *args);\n\n");
+	sb_puts(out, "static void ktap_tracepoint_hit(void *slot, const unsigned long *args);\n"
+		     "static void ktap_tracepoint_hit_index(int i, const unsigned long *args);\n\n");
 	for (i = 0; i < em->prog->nprobes; i++) {
 		const struct resolved_probe *rp = em->prog->probes[i];
 		const struct concrete_point *cp;
@@ -1539,13 +1647,14 @@ static void emit_tracepoint_funcs(struct emitter *em, struct strbuf *out)
 		for (cp = rp->points; cp; cp = cp->next) {
 			if (cp->kind != PK_TRACEPOINT)
 				continue;
+			if (cp->tp_keyed) {
+				if (owns_dispatcher(em->prog, cp))
+					emit_dispatcher(em, out, cp);
+				continue;
+			}
 			sb_printf(out, "static void %s(void *data", tp_func_name(rp, cp));
-			for (j = 0; j < cp->tp_nargs; j++)
-				sb_printf(out, ", %s a%d", tp_arg_type(&cp->tp_args[j]), j);
-			sb_printf(out, ")\n{\n\tunsigned long args[%d] = {", cp->tp_nargs + 1);
-			for (j = 0; j < cp->tp_nargs; j++)
-				sb_printf(out, " (unsigned long)a%d,", j);
-			sb_puts(out, " };\n\n\tktap_tracepoint_hit(data, args);\n}\n\n");
+			tp_params(out, cp);
+			sb_puts(out, "\tktap_tracepoint_hit(data, args);\n}\n\n");
 		}
 	}
 }
@@ -1569,7 +1678,10 @@ static void emit_probe_table(struct emitter *em, struct strbuf *out)
 				sb_printf(out, ", .offset = %llu", (unsigned long long)cp->offset);
 			if (cp->tracepoint)
 				sb_printf(out, ", .tracepoint = %s, .tp_func = %s",
-					  c_string(cp->tracepoint), tp_func_name(rp, cp));
+					  c_string(cp->tracepoint),
+					  !cp->tp_keyed ? tp_func_name(rp, cp) :
+					  owns_dispatcher(em->prog, cp) ?
+					  xasprintf("tp_dispatch_%s", cp->tracepoint) : "NULL");
 			if (rp->nentry_exprs && cp->kind == PK_KRETPROBE)
 				sb_printf(out, ", .entry = probe_%d_entry, .entry_size = %d",
 					  rp->index, 8 * rp->nentry_exprs);

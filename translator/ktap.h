@@ -79,6 +79,7 @@ struct source *source_from_string(const char *name, const char *text);
 struct file *parse_source(struct source *src);	/* errors go to diag */
 void print_file(FILE *out, const struct file *f);	/* -p1 canonical form */
 void print_probe_point(FILE *out, const struct probe_point *pp);
+char *print_stmt_text(const struct stmt *s);	/* malloc'd; NULL on failure */
 
 /* ---- resolve.c: pass 2 ---- */
 

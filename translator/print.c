@@ -544,3 +544,17 @@ void print_file(FILE *out, const struct file *f)
 	for (const struct probe *p = f->probes; p; p = p->next)
 		print_probe(out, p);
 }
+
+/* a statement tree as text, to compare handlers (resolve.c) */
+char *print_stmt_text(const struct stmt *s)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	if (!out)
+		return NULL;
+	print_stmt(out, s, 0);
+	fclose(out);
+	return text;
+}

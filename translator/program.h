@@ -40,6 +40,9 @@ struct concrete_point {
 	const char *tracepoint;		/* PK_TRACEPOINT: its name */
 	struct cvar *tp_args;		/* ... and arguments (C types by size) */
 	int tp_nargs;
+	bool tp_keyed;			/* one of many on the tracepoint, run when */
+	int64_t tp_key;			/* ... the C tp_key_c of its arguments */
+	const char *tp_key_c;		/* (a0, a1, ...) equals tp_key */
 	struct target_scope *scope;	/* debuginfo points, else NULL */
 	uint64_t period_ns;		/* timers */
 	int maxactive;			/* kretprobes, 0 = default */
@@ -88,6 +91,14 @@ int probe_timer(const struct probe_point *pp, struct concrete_point *out);
 int probe_kprobe(const struct probe_point *pp, struct concrete_point *out);
 int probe_dwarf(const struct probe_point *pp, struct concrete_point *out);
 int probe_trace(const struct probe_point *pp, struct concrete_point *out);
+int probe_syscall(const struct probe_point *pp, struct concrete_point *out);
+void probes_set_syscall_target(const struct options *opt);
+
+/* ---- syscalls.c: the target's system call table, from its headers ---- */
+bool syscall_table_known(const struct options *opt);
+int syscall_number(const struct options *opt, const char *name);	/* -1: none */
+const char *syscall_name(const struct options *opt, int nr);
+const char *syscalls_tapset_dir(const struct options *opt);	/* generated syscalls.stp */
 int probes_resolve(const struct probe_point *pp, struct concrete_point *out);
 void probes_load_symbols(const char *path);	/* kprobe.c: System.map or kallsyms */
 const char *const *probes_known_points(int *n);	/* for "did you mean" */

@@ -65,11 +65,15 @@ static void load_tapset_dir(struct resolver *r, const char *dir)
 
 static void load_tapsets(struct resolver *r)
 {
+	const char *dir;
 	int i;
 
 	for (i = 0; i < r->opt->ninclude_dirs; i++)
 		load_tapset_dir(r, r->opt->include_dirs[i]);
 	load_tapset_dir(r, xasprintf("%s/tapsets", r->opt->data_dir));
+	/* syscall.NAME for every system call of the target kernel */
+	if ((dir = syscalls_tapset_dir(r->opt)))
+		load_tapset_dir(r, dir);
 }
 
 /* a tapset file the program took something from (the cache re-checks it) */
@@ -252,7 +256,12 @@ static struct expansion *expand_point(struct resolver *r,
 		if (!optional) {
 			diag_error(&pp->loc, "unknown probe point '%s'",
 				   probe_point_text(pp));
-			suggest_point(r, pp);
+			if (strncmp(probe_point_text(pp), "syscall", 7) == 0 &&
+			    !syscall_table_known(r->opt))
+				diag_note(&pp->loc, "the syscall aliases come from the target kernel's "
+					  "headers: give the target with --vm or -r");
+			else
+				suggest_point(r, pp);
 		}
 		return NULL;
 	}
@@ -340,15 +349,53 @@ static void add_probe(struct resolver *r, struct probe *p, struct expansion *x,
 	}
 }
 
+/* an alias whose every alternative is optional and absent here */
+static void no_points(struct resolver *r, const struct probe_point *pp)
+{
+	char *text = probe_point_text(pp);
+
+	diag_error(&pp->loc, "probe point '%s' matches nothing on this kernel", text);
+	if (strncmp(text, "syscall", 7) == 0 && !syscall_table_known(r->opt))
+		diag_note(&pp->loc, "the syscall aliases come from the target kernel's "
+			  "headers: give the target with --vm or -r");
+}
+
+/* have earlier expansions of this probe point reached all of x's points? */
+static bool already_reached(const struct expansion *first, const struct expansion *x)
+{
+	const struct concrete_point *cp, *seen;
+	const struct expansion *e;
+
+	for (cp = x->points; cp; cp = cp->next) {
+		bool found = false;
+
+		for (e = first; e != x && !found; e = e->next)
+			for (seen = e->points; seen && !found; seen = seen->next)
+				found = strcmp(seen->pp, cp->pp) == 0;
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
 static void resolve_probe(struct resolver *r, struct probe *p)
 {
 	const struct probe_point *pp;
 	bool any = false;
 
 	for (pp = p->points; pp; pp = pp->next) {
-		struct expansion *x = expand_point(r, pp, 0, false);
+		int errors = diag_error_count();
+		struct expansion *first = expand_point(r, pp, 0, false), *x;
 
-		for (; x; x = x->next) {
+		if (!first && !pp->optional && !pp->sufficient &&
+		    diag_error_count() == errors)
+			no_points(r, pp);
+		for (x = first; x; x = x->next) {
+			/* a wildcard over aliases that overlap (syscall.* takes
+			 * syscall.open, the open family, and syscall.openat):
+			 * each point once */
+			if (x != first && already_reached(first, x))
+				continue;
 			/* the condition on a probe point applies to each
 			 * concrete point it expands to */
 			struct concrete_point *cp;
@@ -521,6 +568,69 @@ static const char *module_name_for(const struct options *opt,
 	return xasprintf("ktap_%012llx", (unsigned long long)(h & 0xffffffffffffULL));
 }
 
+/* ---- handlers that are the same code ---- */
+
+static bool reads_target_visit(struct expr *e, void *arg)
+{
+	if (e->access || e->kind == EX_TARGET || e->kind == EX_TARGET_SPECIAL)
+		*(bool *)arg = true;
+	return !*(bool *)arg;
+}
+
+/* a handler whose code means the same at every point it could serve:
+ * no target variables (their C differs per point), no @entry, no
+ * probe-point conditions (emit.c reads the first point's) */
+static bool mergeable(const struct resolved_probe *rp)
+{
+	const struct concrete_point *cp;
+	bool reads_target = false;
+
+	if (rp->nentry_exprs)
+		return false;
+	for (cp = rp->points; cp; cp = cp->next)
+		if (cp->cond)
+			return false;
+	ast_walk_stmt(rp->body, reads_target_visit, &reads_target);
+	return !reads_target;
+}
+
+/*
+ * `probe syscall.* { count[name]++ }` expands to one handler per system
+ * call, and when their code is the same (the aliases' prologues read the
+ * call's name at run time) one function can serve every point: the module
+ * compiles one handler, not hundreds.
+ */
+static void merge_identical_handlers(struct program *prog)
+{
+	char **text = xalloc((prog->nprobes + 1) * sizeof(*text));
+	int i, j, n = 0;
+
+	for (i = 0; i < prog->nprobes; i++)
+		text[i] = mergeable(prog->probes[i]) ? print_stmt_text(prog->probes[i]->body) : NULL;
+	for (i = 0; i < prog->nprobes; i++) {
+		struct resolved_probe *rp = prog->probes[i];
+
+		if (!rp)
+			continue;
+		for (j = i + 1; text[i] && j < prog->nprobes; j++) {
+			struct concrete_point *tail;
+
+			if (!prog->probes[j] || !text[j] || strcmp(text[i], text[j]) != 0)
+				continue;
+			for (tail = rp->points; tail->next; tail = tail->next)
+				;
+			tail->next = prog->probes[j]->points;
+			prog->probes[j] = NULL;
+		}
+		rp->index = n;
+		prog->probes[n++] = rp;
+	}
+	for (i = 0; i < prog->nprobes; i++)
+		free(text[i]);
+	prog->nprobes = n;
+	xfree(text);
+}
+
 struct program *resolve_program(struct file *user, struct options *opt)
 {
 	struct resolver r = { 0 };
@@ -537,6 +647,7 @@ struct program *resolve_program(struct file *user, struct options *opt)
 		return NULL;
 	probes_load_symbols(kernel_symbol_file(opt));
 	probes_set_target(opt);
+	probes_set_syscall_target(opt);
 	prog->files = r.files;
 	prog->module_name = module_name_for(opt, user);
 	check_guru(&r);
@@ -554,6 +665,7 @@ struct program *resolve_program(struct file *user, struct options *opt)
 	if (diag_error_count())
 		return NULL;
 	elide_unused(&r);
+	merge_identical_handlers(prog);
 	globals_collect(&r);
 	return prog;
 }

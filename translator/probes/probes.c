@@ -14,13 +14,14 @@ static const provider_fn providers[] = {
 	probe_kprobe,
 	probe_dwarf,
 	probe_trace,
+	probe_syscall,
 };
 
 /* names a user may have meant, for "did you mean" on unknown points */
 static const char *const known_points[] = {
 	"begin", "end", "timer.ms", "timer.s", "timer.us", "timer.ns",
 	"timer.hz", "timer.jiffies", "kprobe.function", "kernel.function",
-	"kernel.statement", "kernel.trace",
+	"kernel.statement", "kernel.trace", "kernel.syscall",
 };
 
 const char *const *probes_known_points(int *n)

@@ -1,0 +1,608 @@
+/* syscalls.c - the target kernel's system call table, from its headers.
+ *
+ * Numbers and entry points come from the build tree's generated
+ * arch/x86/include/generated/asm/syscalls_64.h (__SYSCALL(0, sys_read)),
+ * the names users know from .../uapi/asm/unistd_64.h (__NR_stat is
+ * sys_newstat), and parameter types and names from include/linux/syscalls.h
+ * with its #ifdef CONFIG_ branches decided by the tree's .config. From
+ * that, syscalls_tapset() writes the syscall.NAME aliases into the cache,
+ * where resolve.c loads them like any tapset file.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ktap.h"
+#include "program.h"
+
+#define MAX_SYSCALL_ARGS 6
+
+struct sc_param {
+	char *type;		/* "const char __user *" */
+	char *name;		/* "filename", or "argN" when unnamed */
+};
+
+struct syscall_info {
+	char *name;		/* "stat" */
+	int nr;
+	char *entry;		/* "sys_newstat" */
+	int nparams;
+	struct sc_param params[MAX_SYSCALL_ARGS];
+	bool has_prototype;
+};
+
+struct syscall_table {
+	struct syscall_info *calls;
+	int n;
+	char *errno_text;	/* the errno and signal headers, for names */
+	char *signal_text;
+};
+
+/* ---- the tree's headers and .config ---- */
+
+/* the source tree of a Debian headers package: the -common directory the
+ * arch directory's Makefile includes; else the build tree itself */
+static char *source_tree(const char *build)
+{
+	char *mk = read_whole_file(xasprintf("%s/Makefile", build), NULL);
+	char *inc, *end;
+
+	if (mk && (inc = strstr(mk, "include /")) && (end = strstr(inc, "/Makefile")))
+		return xstrndup(inc + 8, (size_t)(end - inc - 8));
+	return xstrdup(build);
+}
+
+static bool config_set(const char *config, const char *name)
+{
+	char *needle = xasprintf("\n%s=", name);
+
+	/* syscalls.h hides its prototypes from architectures with syscall
+	 * wrappers (x86_64) because the calling convention differs; the
+	 * prototypes still say what the arguments are, which is all we want */
+	if (strcmp(name, "CONFIG_ARCH_HAS_SYSCALL_WRAPPER") == 0)
+		return false;
+	return config && strstr(config, needle) != NULL;
+}
+
+/* ---- parsing ---- */
+
+/* the name after "__NR_" for number nr in unistd_64.h */
+static char *uapi_name(const char *unistd, int nr)
+{
+	const char *p = unistd;
+	char name[128];
+	int n;
+
+	while (p && (p = strstr(p, "#define __NR_"))) {
+		if (sscanf(p, "#define __NR_%127s %d", name, &n) == 2 && n == nr)
+			return xstrdup(name);
+		p++;
+	}
+	return NULL;
+}
+
+static void add_call(struct syscall_table *t, int nr, const char *entry,
+		     const char *unistd)
+{
+	struct syscall_info *c;
+	char *name = uapi_name(unistd, nr);
+
+	t->calls = xrealloc(t->calls, (t->n + 1) * sizeof(*t->calls));
+	c = &t->calls[t->n++];
+	memset(c, 0, sizeof(*c));
+	c->nr = nr;
+	c->entry = xstrdup(entry);
+	c->name = name ? name : xstrdup(strncmp(entry, "sys_", 4) == 0 ? entry + 4 : entry);
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static bool is_type_word(const char *w)
+{
+	static const char *const words[] = { "int", "long", "char", "short",
+		"unsigned", "signed", "void", "u32", "u64", "size_t", "pid_t",
+		"umode_t", "off_t", "loff_t", "key_serial_t", "uid_t", "gid_t",
+		"qid_t", "timer_t", "rwf_t", "clockid_t", "aio_context_t", "__u64",
+		"__u32", "old_uid_t", "old_gid_t", "mqd_t", "__kernel_old_time_t" };
+	size_t k;
+
+	for (k = 0; k < sizeof(words) / sizeof(words[0]); k++)
+		if (strcmp(w, words[k]) == 0)
+			return true;
+	return false;
+}
+
+/* "const char __user * filename" -> type and name; "unsigned long" or
+ * "struct stat __user *" have no name: argN */
+static void split_param(char *text, int i, struct sc_param *p)
+{
+	char *s = trim(text), *end = s + strlen(s), *w = end, *before;
+	bool named;
+
+	while (w > s && (isalnum((unsigned char)w[-1]) || w[-1] == '_'))
+		w--;
+	before = trim(xstrndup(s, (size_t)(w - s)));
+	named = *w && *before && !is_type_word(w) &&
+		(before[strlen(before) - 1] == '*' ||
+		 (strcmp(before, "struct") != 0 && strcmp(before, "union") != 0 &&
+		  strcmp(before, "enum") != 0 && strcmp(before, "const struct") != 0));
+	if (named) {
+		p->name = xstrdup(w);
+		p->type = before;
+	} else {
+		p->type = xstrdup(s);
+		p->name = xasprintf("arg%d", i + 1);
+	}
+}
+
+/* the parameter list of "asmlinkage long sys_NAME(...);" */
+static void parse_prototype(struct syscall_info *c, char *params)
+{
+	char *save = NULL, *tok;
+	int i = 0;
+
+	if (strcmp(trim(params), "void") == 0) {
+		c->has_prototype = true;
+		return;
+	}
+	for (tok = strtok_r(params, ",", &save); tok && i < MAX_SYSCALL_ARGS;
+	     tok = strtok_r(NULL, ",", &save))
+		split_param(tok, i++, &c->params[c->nparams++]);
+	c->has_prototype = true;
+}
+
+static struct syscall_info *find_entry(struct syscall_table *t, const char *entry)
+{
+	int i;
+
+	for (i = 0; i < t->n; i++)
+		if (strcmp(t->calls[i].entry, entry) == 0 && !t->calls[i].has_prototype)
+			return &t->calls[i];
+	return NULL;
+}
+
+/* preprocessor conditions: #ifdef/#ifndef/#if defined(CONFIG_X) by the
+ * tree's .config; any other #if counts as true */
+struct cond_stack {
+	bool live[32];
+	bool taken[32];
+	int depth;
+};
+
+static bool cond_live(const struct cond_stack *cs)
+{
+	int i;
+
+	for (i = 0; i < cs->depth; i++)
+		if (!cs->live[i])
+			return false;
+	return true;
+}
+
+static bool eval_condition(const char *line, const char *config)
+{
+	char name[128];
+
+	if (sscanf(line, "#ifdef %127s", name) == 1)
+		return config_set(config, name);
+	if (sscanf(line, "#ifndef %127s", name) == 1)
+		return !config_set(config, name);
+	if (sscanf(line, "#if defined(%127[A-Za-z0-9_])", name) == 1 ||
+	    sscanf(line, "#if defined %127[A-Za-z0-9_]", name) == 1)
+		return config_set(config, name);
+	if (sscanf(line, "#if !defined(%127[A-Za-z0-9_])", name) == 1)
+		return !config_set(config, name);
+	return true;
+}
+
+static bool preprocess_line(struct cond_stack *cs, const char *line, const char *config)
+{
+	while (*line == ' ' || *line == '\t')
+		line++;
+	if (strncmp(line, "#if", 3) == 0) {
+		bool v = eval_condition(line, config);
+
+		if (cs->depth < 32) {
+			cs->live[cs->depth] = v;
+			cs->taken[cs->depth] = v;
+		}
+		cs->depth++;
+		return true;
+	}
+	if (strncmp(line, "#elif", 5) == 0 && cs->depth) {
+		int d = cs->depth - 1;
+		bool v = !cs->taken[d] && eval_condition(line + 2, config);
+
+		cs->live[d] = v;
+		cs->taken[d] = cs->taken[d] || v;
+		return true;
+	}
+	if (strncmp(line, "#else", 5) == 0 && cs->depth) {
+		int d = cs->depth - 1;
+
+		cs->live[d] = !cs->taken[d];
+		return true;
+	}
+	if (strncmp(line, "#endif", 6) == 0 && cs->depth) {
+		cs->depth--;
+		return true;
+	}
+	return line[0] == '#';
+}
+
+static void parse_prototypes(struct syscall_table *t, char *text, const char *config)
+{
+	struct cond_stack cs = { 0 };
+	char *line = text, *next;
+
+	for (; line && *line; line = next) {
+		char *open, *close, *name;
+		struct syscall_info *c;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (preprocess_line(&cs, line, config) || !cond_live(&cs))
+			continue;
+		if (!(name = strstr(line, " sys_")) || (strncmp(line, "asmlinkage long", 15) != 0 &&
+							  strncmp(line, "long sys_", 9) != 0))
+			continue;
+		open = strchr(name, '(');
+		if (!open)
+			continue;
+		/* the parameters may continue on the following lines */
+		while (!(close = strchr(open, ')')) && next) {
+			char *more = next;
+
+			next = strchr(more, '\n');
+			if (next)
+				*next++ = '\0';
+			line = xasprintf("%s %s", line, more);
+			name = strstr(line, " sys_");
+			open = strchr(name, '(');
+		}
+		if (!close)
+			break;
+		*open = '\0';
+		*close = '\0';
+		c = find_entry(t, trim(name));
+		if (c)
+			parse_prototype(c, open + 1);
+	}
+}
+
+static struct syscall_table *load_table(const char *build)
+{
+	struct syscall_table *t = xalloc(sizeof(*t));
+	char *sys64 = read_whole_file(xasprintf("%s/arch/x86/include/generated/asm/syscalls_64.h",
+						build), NULL);
+	char *unistd = read_whole_file(xasprintf("%s/arch/x86/include/generated/uapi/asm/unistd_64.h",
+						 build), NULL);
+	char *src = source_tree(build);
+	char *protos = read_whole_file(xasprintf("%s/include/linux/syscalls.h", src), NULL);
+	char *config = read_whole_file(xasprintf("%s/.config", build), NULL);
+	char *xprotos = read_whole_file(xasprintf("%s/arch/x86/include/asm/syscalls.h", src), NULL);
+	const char *p;
+
+	if (!sys64 || !unistd || !protos)
+		return NULL;
+	for (p = sys64; (p = strstr(p, "__SYSCALL(")); p++) {
+		char entry[128];
+		int nr;
+
+		if (sscanf(p, "__SYSCALL(%d, %127[A-Za-z0-9_])", &nr, entry) == 2 &&
+		    strcmp(entry, "sys_ni_syscall") != 0)
+			add_call(t, nr, entry, unistd);
+	}
+	parse_prototypes(t, protos, config);
+	if (xprotos)	/* x86's own, "long sys_mmap(...)" */
+		parse_prototypes(t, xprotos, config);
+	t->errno_text = xasprintf("%s\n%s",
+		read_whole_file(xasprintf("%s/include/uapi/asm-generic/errno-base.h", src), NULL) ?: "",
+		read_whole_file(xasprintf("%s/include/uapi/asm-generic/errno.h", src), NULL) ?: "");
+	t->signal_text = read_whole_file(xasprintf("%s/arch/x86/include/uapi/asm/signal.h", src),
+					 NULL);
+	return t;
+}
+
+/* ---- the table for the target kernel ---- */
+
+static struct syscall_table *table;
+static bool table_tried;
+
+static const struct syscall_table *syscall_table(const struct options *opt)
+{
+	const char *build;
+
+	if (table_tried)
+		return table;
+	table_tried = true;
+	build = opt->release || opt->vm ? kernel_build_dir(opt) : NULL;
+	if (build)
+		table = load_table(build);
+	return table;
+}
+
+int syscall_number(const struct options *opt, const char *name)
+{
+	const struct syscall_table *t = syscall_table(opt);
+	int i;
+
+	for (i = 0; t && i < t->n; i++)
+		if (strcmp(t->calls[i].name, name) == 0)
+			return t->calls[i].nr;
+	return -1;
+}
+
+const char *syscall_name(const struct options *opt, int nr)
+{
+	const struct syscall_table *t = syscall_table(opt);
+	int i;
+
+	for (i = 0; t && i < t->n; i++)
+		if (t->calls[i].nr == nr)
+			return t->calls[i].name;
+	return NULL;
+}
+
+bool syscall_table_known(const struct options *opt)
+{
+	return syscall_table(opt) != NULL;
+}
+
+/* ---- the generated tapset ---- */
+
+static bool is_keyword(const char *s)
+{
+	static const char *const kw[] = { "if", "else", "for", "foreach", "in", "limit",
+		"return", "delete", "while", "break", "continue", "next", "probe",
+		"global", "function", "try", "catch", "private", "string", "long",
+		"name", "argstr", "retval", "retstr" };
+	size_t i;
+
+	for (i = 0; i < sizeof(kw) / sizeof(kw[0]); i++)
+		if (strcmp(s, kw[i]) == 0)
+			return true;
+	return false;
+}
+
+static bool is_user_string(const struct sc_param *p)
+{
+	return strstr(p->type, "char __user *") && strstr(p->type, "const");
+}
+
+static bool is_pointer(const struct sc_param *p)
+{
+	return strchr(p->type, '*') != NULL;
+}
+
+static bool is_signed_int(const struct sc_param *p)
+{
+	return strcmp(p->type, "int") == 0 || strcmp(p->type, "pid_t") == 0 ||
+	       strcmp(p->type, "clockid_t") == 0 || strcmp(p->type, "timer_t") == 0 ||
+	       strcmp(p->type, "key_serial_t") == 0 || strcmp(p->type, "rwf_t") == 0;
+}
+
+static bool has_param(const struct syscall_info *c, const char *name)
+{
+	int i;
+
+	for (i = 0; i < c->nparams; i++)
+		if (strcmp(c->params[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* one argument's variable and its part of argstr */
+static void emit_param(struct strbuf *sb, struct strbuf *fmt, struct strbuf *args,
+		       const struct syscall_info *c, int i)
+{
+	const struct sc_param *p = &c->params[i];
+	const char *v = p->name;
+	char *var = is_keyword(v) ? xasprintf("%s_", v) : xstrdup(v);
+
+	if (strcmp(p->type, "umode_t") == 0 && has_param(c, "flags")) {
+		/* open(2) and friends: the mode only matters, and strace only
+		 * shows it, when the flags create a file */
+		sb_printf(sb, "\t%s = __sc_arg(%d) & 0xffff\n", var, i + 1);
+		sb_puts(fmt, "%s");
+		sb_printf(args, ", _sc_creates(flags) ? sprintf(\", %%#o\", %s) : \"\"", var);
+		return;
+	}
+	if (i)
+		sb_puts(fmt, ", ");
+	if (is_user_string(p) && strcmp(v, "buf") != 0) {
+		sb_printf(sb, "\t%s_uaddr = __sc_arg(%d)\n", var, i + 1);
+		sb_printf(sb, "\t%s = user_string2(%s_uaddr, \"<unknown>\")\n", var, var);
+		sb_puts(fmt, "%s");
+		sb_printf(args, ", __sc_str_arg(%s_uaddr)", var);
+	} else if (is_pointer(p)) {
+		sb_printf(sb, "\t%s = __sc_arg(%d)\n", var, i + 1);
+		sb_puts(fmt, "%s");
+		sb_printf(args, ", __sc_ptr_str(%s)", var);
+	} else if (strcmp(v, "dfd") == 0 || strcmp(v, "olddfd") == 0 || strcmp(v, "newdfd") == 0) {
+		sb_printf(sb, "\t%s = __sc_int(%d)\n", var, i + 1);
+		sb_puts(fmt, "%s");
+		sb_printf(args, ", _dfd_str(%s)", var);
+	} else if (strcmp(p->type, "umode_t") == 0) {
+		sb_printf(sb, "\t%s = __sc_arg(%d) & 0xffff\n", var, i + 1);
+		sb_puts(fmt, "%#o");
+		sb_printf(args, ", %s", var);
+	} else if (strcmp(v, "flags") == 0 && strncmp(c->name, "open", 4) == 0) {
+		sb_printf(sb, "\t%s = __sc_arg(%d) & 0xffffffff\n", var, i + 1);
+		sb_puts(fmt, "%s");
+		sb_printf(args, ", _open_flags_str(%s)", var);
+	} else if (strcmp(v, "sig") == 0 && is_signed_int(p)) {
+		sb_printf(sb, "\t%s = __sc_int(%d)\n", var, i + 1);
+		sb_puts(fmt, "%s");
+		sb_printf(args, ", _signal_name(%s)", var);
+	} else if (strstr(v, "flags") || strcmp(v, "prot") == 0 || strcmp(v, "mask") == 0) {
+		sb_printf(sb, "\t%s = __sc_arg(%d)\n", var, i + 1);
+		sb_puts(fmt, "%#x");
+		sb_printf(args, ", %s", var);
+	} else if (is_signed_int(p)) {
+		sb_printf(sb, "\t%s = __sc_int(%d)\n", var, i + 1);
+		sb_puts(fmt, "%d");
+		sb_printf(args, ", %s", var);
+	} else {
+		sb_printf(sb, "\t%s = __sc_arg(%d)\n", var, i + 1);
+		sb_puts(fmt, strstr(p->type, "unsigned") && !strstr(p->type, "long") ? "%u" : "%d");
+		sb_printf(args, ", %s", var);
+	}
+}
+
+static void emit_call(struct strbuf *sb, const struct syscall_info *c, const char *prefix)
+{
+	struct strbuf fmt = { 0 }, args = { 0 }, doc = { 0 };
+	int i;
+
+	sb_puts(&fmt, "");
+	sb_puts(&args, "");
+	sb_printf(&doc, "/**\n * probe %s%s - the %s system call (%d) is entered\n"
+		  " * @name: \"%s\"\n", prefix, c->name, c->name, c->nr, c->name);
+	for (i = 0; i < c->nparams; i++)
+		sb_printf(&doc, " * @%s%s: %s\n", c->params[i].name,
+			  is_keyword(c->params[i].name) ? "_" : "", c->params[i].type);
+	sb_printf(&doc, " * @argstr: the arguments, formatted like strace\n */\n");
+	sb_puts(sb, doc.buf);
+	/* the name is looked up at run time, so handlers of different calls
+	 * can be the same code (resolve.c merges those) */
+	sb_printf(sb, "probe %s%s = kernel.syscall(\"%s\") {\n\tname = __sc_name()\n", prefix,
+		  c->name, c->name);
+	for (i = 0; i < c->nparams; i++)
+		emit_param(sb, &fmt, &args, c, i);
+	sb_printf(sb, "\targstr = sprintf(\"%s\"%s)\n}\n\n", fmt.buf, args.buf);
+	sb_printf(sb, "/**\n * probe %s%s.return - the %s system call returns\n"
+		  " * @name: \"%s\"\n * @retval: the return value\n"
+		  " * @retstr: the return value as text, with the errno name: \"-2 (ENOENT)\"\n */\n",
+		  prefix, c->name, c->name, c->name);
+	sb_printf(sb, "probe %s%s.return = kernel.syscall(\"%s\").return {\n\tname = __sc_name()\n"
+		  "\tretval = __sc_ret()\n\tretstr = _sc_retstr(retval)\n}\n\n",
+		  prefix, c->name, c->name);
+}
+
+/* "#define NAME NUMBER" lines of a header, for names by number; the
+ * first name of a number wins (EAGAIN before EWOULDBLOCK) */
+static void name_table(struct strbuf *sb, const char *fn, const char *header_text,
+		       const char *prefix, const char *doc)
+{
+	const char *names[4096] = { 0 };
+	const char *p;
+	int max = 0, i;
+
+	for (p = header_text; p && (p = strstr(p, "#define")); p++) {
+		char name[64];
+		int v;
+
+		if (sscanf(p, "#define %63s %d", name, &v) != 2 ||
+		    strncmp(name, prefix, strlen(prefix)) != 0 || v <= 0 || v >= 4096 ||
+		    names[v])
+			continue;
+		names[v] = xstrdup(name);
+		if (v > max)
+			max = v;
+	}
+	sb_printf(sb, "/**\n * sfunction %s - %s\n * @n: the number\n */\n"
+		  "function %s:string (n:long) %%{ /* pure */ /* unprivileged */\n"
+		  "\tstatic const char *const names[] = {\n", fn, doc, fn);
+	for (i = 1; i <= max; i++)
+		if (names[i])
+			sb_printf(sb, "\t\t[%d] = \"%s\",\n", i, names[i]);
+	sb_printf(sb, "\t};\n\tconst char *s = STAP_ARG_n > 0 && STAP_ARG_n < ARRAY_SIZE(names) ?\n"
+		  "\t\tnames[STAP_ARG_n] : NULL;\n\n"
+		  "\tif (s)\n\t\tstrscpy(STAP_RETVALUE, s, MAXSTRINGLEN);\n"
+		  "\telse\n\t\tsnprintf(STAP_RETVALUE, MAXSTRINGLEN, \"%%lld\", (long long)STAP_ARG_n);\n"
+		  "%%}\n\n");
+}
+
+static char *tapset_text(const struct syscall_table *t)
+{
+	struct strbuf sb = { 0 };
+	int i;
+
+	sb_puts(&sb, "// syscalls.stp - generated by ktap from the target kernel's headers:\n"
+		     "// one syscall.NAME and syscall.NAME.return per x86_64 system call.\n"
+		     "// Do not edit: see translator/syscalls.c.\n\n");
+	name_table(&sb, "__sc_errno_name", t->errno_text, "E",
+		   "the name of an errno value (\"ENOENT\"), from the kernel's headers");
+	name_table(&sb, "_signal_name", t->signal_text, "SIG",
+		   "the name of a signal number (\"SIGUSR1\"), from the kernel's headers");
+	sb_puts(&sb, "/**\n * sfunction __sc_name - the name of the system call being entered or left\n */\n"
+		     "function __sc_name:string () %{ /* pure */\n\tstatic const char *const names[] = {\n");
+	for (i = 0; i < t->n; i++)
+		sb_printf(&sb, "\t\t[%d] = \"%s\",\n", t->calls[i].nr, t->calls[i].name);
+	sb_puts(&sb, "\t};\n\tunsigned long nr = ((const struct pt_regs *)CONTEXT->tp_args[0])->orig_ax;\n\n"
+		     "\tstrscpy(STAP_RETVALUE, nr < ARRAY_SIZE(names) && names[nr] ? names[nr] : \"?\",\n"
+		     "\t\tMAXSTRINGLEN);\n%}\n\n");
+	for (i = 0; i < t->n; i++) {
+		const struct syscall_info *c = &t->calls[i];
+
+		/* the open family has its own aliases (syscall_open.stp) */
+		emit_call(&sb, c, strcmp(c->name, "open") == 0 ? "__syscall_gen." : "syscall.");
+	}
+	return sb.buf;
+}
+
+/* write text to path unless it already holds exactly that */
+static bool write_if_changed(const char *path, const char *text)
+{
+	size_t len = strlen(text), old_len;
+	char *old = read_whole_file(path, &old_len);
+	char *tmp;
+	FILE *f;
+
+	if (old && old_len == len && memcmp(old, text, len) == 0)
+		return true;
+	tmp = xasprintf("%s.%d.tmp", path, (int)getpid());
+	f = fopen(tmp, "w");
+	if (!f)
+		return false;
+	if (fwrite(text, 1, len, f) != len || fclose(f) != 0 || rename(tmp, path) != 0) {
+		unlink(tmp);
+		return false;
+	}
+	return true;
+}
+
+/* a directory name for a build tree: its path, hashed (FNV-1a) */
+static char *tree_name(const char *build)
+{
+	uint64_t h = 1469598103934665603ULL;
+	const char *p;
+
+	for (p = build; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	return xasprintf("%016llx", (unsigned long long)h);
+}
+
+/* the directory of the generated syscalls.stp for the target, or NULL */
+const char *syscalls_tapset_dir(const struct options *opt)
+{
+	const struct syscall_table *t = syscall_table(opt);
+	char *dir, *sub;
+
+	if (!t)
+		return NULL;
+	dir = xasprintf("%s/syscalls", ktap_cache_dir());
+	sub = xasprintf("%s/%s", dir, tree_name(kernel_build_dir(opt)));
+	if ((mkdir(ktap_cache_dir(), 0700) < 0 && errno != EEXIST) ||
+	    (mkdir(dir, 0700) < 0 && errno != EEXIST) ||
+	    (mkdir(sub, 0700) < 0 && errno != EEXIST))
+		return NULL;
+	if (!write_if_changed(xasprintf("%s/syscalls.stp", sub), tapset_text(t)))
+		return NULL;
+	return sub;
+}
