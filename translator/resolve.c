@@ -164,6 +164,7 @@ static struct expansion *expand_alias(struct resolver *r, const struct alias *a,
 	for (p = a->points; p; p = p->next) {
 		struct expansion *x = expand_point(r, p, depth + 1,
 						   optional || p->optional || p->sufficient);
+		bool resolved = x != NULL;
 
 		*tail = x;
 		for (; x; x = x->next) {
@@ -173,6 +174,9 @@ static struct expansion *expand_alias(struct resolver *r, const struct alias *a,
 				push_stmt(&x->prologues, &x->nprologues, a->body);
 			tail = &x->next;
 		}
+		/* "a !, b": b only when a is not there */
+		if (resolved && p->sufficient)
+			break;
 	}
 	return out;
 }

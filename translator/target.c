@@ -648,15 +648,12 @@ static bool bind_special(struct binder *b, struct expr *e)
 static bool bind_visit(struct expr *e, void *arg);
 
 /* @defined(x): 1 when x binds here, else 0; the node becomes a number */
+static bool defined_here(struct binder *b, struct expr *defined);
+
 static void fold_defined(struct binder *b, struct expr *e)
 {
-	struct binder trial = *b;
-
-	trial.silent = true;
-	trial.failed = false;
-	ast_walk_expr(e->lhs, bind_visit, &trial);
+	e->num = defined_here(b, e);
 	e->kind = EX_NUMBER;
-	e->num = !trial.failed;
 	e->lhs = NULL;
 }
 
@@ -690,11 +687,41 @@ static bool wants_entry_value(const struct binder *b, const struct expr *e)
 	       e->kind == EX_TARGET && strcmp(e->str, "$return") != 0;
 }
 
+/* the value of @defined(x) here, without binding anything */
+static bool defined_here(struct binder *b, struct expr *defined)
+{
+	struct binder trial = *b;
+
+	trial.silent = true;
+	trial.failed = false;
+	ast_walk_expr(defined->lhs, bind_visit, &trial);
+	return !trial.failed;
+}
+
+/* `@defined($x) ? $x : y` is decided here: only the branch taken is bound
+ * (the other may name what this point does not have); e becomes it */
+static bool fold_defined_ternary(struct binder *b, struct expr *e)
+{
+	bool negated = e->cond->kind == EX_UNARY && e->cond->op == OP_NOT &&
+		       e->cond->lhs->kind == EX_DEFINED;
+	struct expr *d = negated ? e->cond->lhs : e->cond;
+	struct expr *live;
+
+	if (d->kind != EX_DEFINED)
+		return false;
+	live = defined_here(b, d) != negated ? e->lhs : e->rhs;
+	*e = *live;
+	ast_walk_expr(e, bind_visit, b);
+	return true;
+}
+
 static bool bind_visit(struct expr *e, void *arg)
 {
 	struct binder *b = arg;
 
 	switch (e->kind) {
+	case EX_TERNARY:
+		return !fold_defined_ternary(b, e);
 	case EX_DEFINED:
 		fold_defined(b, e);
 		return false;
@@ -743,12 +770,47 @@ static bool bind_visit(struct expr *e, void *arg)
 	}
 }
 
+/* `if (@defined($x)) ...` is decided here too: the statement becomes the
+ * branch taken */
+static void prune_defined_ifs(struct binder *b, struct stmt *s)
+{
+	struct expr *c;
+	int i;
+
+	if (!s)
+		return;
+	c = s->kind == ST_IF ? s->expr : NULL;
+	if (c && (c->kind == EX_DEFINED ||
+		  (c->kind == EX_UNARY && c->op == OP_NOT && c->lhs->kind == EX_DEFINED))) {
+		bool negated = c->kind == EX_UNARY;
+		struct stmt *live = defined_here(b, negated ? c->lhs : c) != negated ?
+				    s->then : s->els;
+
+		if (live) {
+			*s = *live;
+		} else {
+			s->kind = ST_NULL;
+			s->expr = NULL;
+			s->then = s->els = NULL;
+		}
+		prune_defined_ifs(b, s);
+		return;
+	}
+	for (i = 0; i < s->nbody; i++)
+		prune_defined_ifs(b, s->body[i]);
+	prune_defined_ifs(b, s->init);
+	prune_defined_ifs(b, s->then);
+	prune_defined_ifs(b, s->els);
+	prune_defined_ifs(b, s->catch_body);
+}
+
 void target_bind_probe(struct resolved_probe *rp)
 {
 	struct binder b = { .rp = rp, .scope = rp->points->scope,
 			    .context = "at this probe point" };
 	struct concrete_point *cp;
 
+	prune_defined_ifs(&b, rp->body);
 	for (cp = rp->points; cp; cp = cp->next)
 		if (cp->cond)
 			ast_walk_expr(cp->cond, bind_visit, &b);
@@ -759,6 +821,7 @@ void target_bind_function(struct function *fn)
 {
 	struct binder b = { .context = "in a function" };
 
+	prune_defined_ifs(&b, fn->body);
 	ast_walk_stmt(fn->body, bind_visit, &b);
 }
 
