@@ -74,6 +74,8 @@ struct ctype {
 	bool members_loaded;
 	void (*load_members)(struct ctype *t);
 	uint64_t provider_ref;	/* e.g. a DIE offset or a BTF type id */
+	void *provider;		/* the provider's handle behind provider_ref
+				 * (dwarf.c: the struct dw, one per module) */
 };
 
 /* the members of a struct or union (loaded on first use); 0 for others */
@@ -117,7 +119,9 @@ struct kfunc {
 	const char *decl_file;		/* path as in the DWARF, or NULL */
 	int decl_line;			/* 0 if unknown */
 	uint64_t addr;			/* where the probe goes */
-	const char *symbol;		/* ELF symbol that contains addr ... */
+	const char *symbol;		/* ELF symbol that contains addr ("MODULE:
+					 * SYMBOL" in a loadable module, as
+					 * kprobes look it up) ... */
 	uint64_t offset;		/* ... and addr's offset in it (kprobes
 					 * take symbol+offset: KASLR-proof) */
 	bool inlined;			/* an inlined copy: no .return */
@@ -144,6 +148,37 @@ struct dw;
 struct dw *dw_open(const char *release, const char *build_id,
 		   const char *vm_dir, char **why);
 const char *dw_path(const struct dw *dw);	/* the file in use */
+
+/*
+ * Open the DWARF of a loadable module of that kernel release: its debug
+ * .ko (ET_REL, relocated through libdwfl) from vm_dir/modules-dbg/ (the
+ * guest's, fetched by guest/provision) or /usr/lib/debug/lib/modules/REL/,
+ * indexed per build-id like the kernel's. module is the module's name
+ * ("9p", "virtio_ring"; '-' and '_' are the same). Its functions'
+ * symbols are "MODULE:SYMBOL". Module globals (DW_OP_addr) are reported
+ * unavailable: their address is known only once the module is loaded.
+ * NULL with *why set (naming the package) on failure.
+ */
+struct dw *dw_open_module(const char *release, const char *module,
+			  const char *vm_dir, char **why);
+const char *dw_module(const struct dw *dw);	/* NULL for the kernel */
+
+/*
+ * The names of the modules of that release, sorted: every module the
+ * kernel has (from modules.dep of vm_dir/kimg or /lib/modules/REL), or,
+ * with_debuginfo, those whose debug .ko dw_open_module() would find.
+ */
+int dw_module_names(const char *release, const char *vm_dir,
+		    bool with_debuginfo, const char ***names);
+
+/*
+ * Why no instance of the function named `name` can be probed although the
+ * DWARF knows it (a declaration without a body: written in assembly or
+ * in no CU with debuginfo; inlined everywhere with no copy left; a body
+ * whose entry address cannot be determined); NULL when the DWARF does
+ * not know the name or it has probe-able instances.
+ */
+const char *dw_function_without_entry(struct dw *dw, const char *name);
 
 /*
  * The function instances whose name matches name_glob (fnmatch), and whose

@@ -1,4 +1,4 @@
-/* dwarf.c - the kernel's DWARF through elfutils libdw.
+/* dwarf.c - the kernel's and its modules' DWARF through elfutils libdw.
  *
  * The vmlinux of a distribution kernel carries ~170 MB of .debug_info:
  * walking it takes tens of seconds, so it is walked once per build-id
@@ -13,15 +13,21 @@
  * dwarf_offdie() on the DIE offsets it records. Everything else (types,
  * variables, locations, line tables) is read from the DWARF on demand.
  *
+ * A loadable module's debug .ko is ET_REL: its DWARF means something only
+ * once relocated, which libdwfl does (dw_open_module()). Each module gets
+ * its own struct dw and its own index, per build-id like the kernel's.
+ *
  * Location expressions become C over ktap_reg() and ktap_kread()
  * (runtime/target.h): see "locations as C" below.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <fnmatch.h>
 #include <gelf.h>
 #include <pthread.h>
@@ -36,7 +42,9 @@
 
 /* ---- the index file ---- */
 
-#define IDX_MAGIC "KTAPDWI5"
+#define IDX_MAGIC "KTAPDWI7"
+#define IDX_FILE "index7"	/* a new format, a new name: older ktaps
+				 * keep reading theirs */
 
 struct idx_header {
 	char magic[8];
@@ -52,7 +60,16 @@ enum {
 	IF_EXTERNAL = 4,	/* globals: DW_AT_external */
 	IF_DECLARATION = 8,	/* globals: no DW_AT_location (the address is
 				 * the ELF symbol's: jiffies) */
+	/* functions the DWARF knows but that have no probe-able instance
+	 * (addr 0; kept only when no instance of the name has an entry,
+	 * for dw_function_without_entry()): */
+	IF_NOENTRY_DECL = 16,	/* declared only: no body with debuginfo */
+	IF_NOENTRY_INLINE = 32,	/* abstract inline, no concrete copy seen */
+	IF_NOENTRY_UNKNOWN = 64,/* a body or inlined copy whose entry
+				 * address the DWARF does not give */
 };
+
+#define IF_NOENTRY (IF_NOENTRY_DECL | IF_NOENTRY_INLINE | IF_NOENTRY_UNKNOWN)
 
 struct idx_func {
 	uint32_t name;		/* string offsets; 0 = none ("") */
@@ -83,6 +100,10 @@ struct idx_sym {
 struct dw {
 	char *path;
 	char *release;
+	const char *module;	/* a loadable module's name; NULL: the kernel */
+	Dwfl *dwfl;		/* modules: libdwfl relocates their ET_REL */
+	Dwfl_Module *dwfl_mod;
+	Dwarf_Addr bias;	/* dwfl addresses minus the DWARF's */
 	int fd;
 	Elf *elf;
 	Dwarf *dwarf;
@@ -114,6 +135,82 @@ static const char *istr(const struct dw *dw, uint32_t off)
 const char *dw_path(const struct dw *dw)
 {
 	return dw->path;
+}
+
+/* ---- the string table, interned ---- */
+
+struct str_slot {
+	const char *s;
+	uint32_t off;
+};
+
+struct strtab {
+	struct strbuf sb;
+	struct str_slot *slots;
+	size_t cap, n;
+};
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+static void strtab_grow(struct strtab *st)
+{
+	size_t oldcap = st->cap, i;
+	struct str_slot *old = st->slots;
+
+	st->cap = oldcap ? 2 * oldcap : 1 << 16;
+	st->slots = xalloc(st->cap * sizeof(*st->slots));
+	for (i = 0; i < oldcap; i++)
+		if (old[i].s) {
+			size_t j = hash_str(old[i].s) & (st->cap - 1);
+
+			while (st->slots[j].s)
+				j = (j + 1) & (st->cap - 1);
+			st->slots[j] = old[i];
+		}
+	xfree(old);
+}
+
+/* the offset of s in the table, adding it once; NULL and "" are 0 */
+static uint32_t strtab_add(struct strtab *st, const char *s)
+{
+	size_t j;
+
+	if (!s || !*s)
+		return 0;
+	if (2 * (st->n + 1) > st->cap)
+		strtab_grow(st);
+	j = hash_str(s) & (st->cap - 1);
+	while (st->slots[j].s) {
+		if (strcmp(st->slots[j].s, s) == 0)
+			return st->slots[j].off;
+		j = (j + 1) & (st->cap - 1);
+	}
+	st->slots[j].s = s;
+	st->slots[j].off = st->sb.len;
+	sb_puts(&st->sb, s);
+	sb_putc(&st->sb, '\0');
+	st->n++;
+	return st->slots[j].off;
+}
+
+static bool strtab_has(struct strtab *st, const char *s)
+{
+	size_t j;
+
+	if (!st->cap)
+		return false;
+	j = hash_str(s) & (st->cap - 1);
+	for (; st->slots[j].s; j = (j + 1) & (st->cap - 1))
+		if (strcmp(st->slots[j].s, s) == 0)
+			return true;
+	return false;
 }
 
 /* ---- building the index: one walk over every CU ---- */
@@ -152,6 +249,11 @@ struct walker {
 	const char *comp_dir;		/* of the CU being walked */
 	size_t comp_dir_len;
 	bool failed;
+	bool borrowed;			/* dwarf is the dw's own (modules): not
+					 * opened or closed by the walker */
+	struct strtab noentry_seen;	/* names already recorded without an
+					 * entry (most CUs declare the external
+					 * functions they call) */
 	/* recent return types' spellings, by DIE offset (direct-mapped):
 	 * the functions of a CU share a few types */
 	struct { uint64_t die; const char *spelling; } spellings[4096];
@@ -241,7 +343,7 @@ static void walker_function(struct walker *w, Dwarf_Die *die, uint32_t flags,
 	int line = 0;
 
 	r.name = die_name(die);
-	if (!r.name || !addr)
+	if (!r.name || (!addr && !(flags & IF_NOENTRY)))
 		return;
 	r.die = dwarf_dieoffset(die);
 	r.file = walker_decl_file(w, die);
@@ -250,6 +352,25 @@ static void walker_function(struct walker *w, Dwarf_Die *die, uint32_t flags,
 	walker_return_type(w, &r, die);
 	recs_push(&w->funcs, r);
 }
+
+/*
+ * Where a function instance is entered: DW_AT_entry_pc, else DW_AT_low_pc,
+ * else (a body split in hot and cold parts has only DW_AT_ranges) the
+ * start of its first range, which GCC makes the hot part's: the cold
+ * part is a separate "NAME.cold" symbol.
+ */
+static bool die_entry_pc(Dwarf_Die *die, Dwarf_Addr *entry)
+{
+	Dwarf_Addr base, end;
+
+	if (dwarf_entrypc(die, entry) == 0 || dwarf_lowpc(die, entry) == 0)
+		return true;
+	return dwarf_hasattr(die, DW_AT_ranges) &&
+	       dwarf_ranges(die, 0, &base, entry, &end) > 0;
+}
+
+static void walker_noentry(struct walker *w, Dwarf_Die *die, uint32_t flag,
+			   uint64_t scope);
 
 /* the inlined copies somewhere below a subprogram's DIE */
 static void walker_inlined(struct walker *w, Dwarf_Die *parent, uint64_t scope)
@@ -262,8 +383,10 @@ static void walker_inlined(struct walker *w, Dwarf_Die *parent, uint64_t scope)
 	do {
 		switch (dwarf_tag(&child)) {
 		case DW_TAG_inlined_subroutine:
-			if (dwarf_entrypc(&child, &entry) == 0)
+			if (die_entry_pc(&child, &entry))
 				walker_function(w, &child, IF_INLINED, entry, scope);
+			else
+				walker_noentry(w, &child, IF_NOENTRY_UNKNOWN, scope);
 			walker_inlined(w, &child, scope);
 			break;
 		case DW_TAG_lexical_block:
@@ -273,14 +396,35 @@ static void walker_inlined(struct walker *w, Dwarf_Die *parent, uint64_t scope)
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
+/* a function the DWARF names but that has no entry here: recorded once
+ * per name and reason, so that asking for it gets the reason */
+static void walker_noentry(struct walker *w, Dwarf_Die *die, uint32_t flag,
+			   uint64_t scope)
+{
+	const char *name = die_name(die);
+	char key[256];
+
+	if (!name || snprintf(key, sizeof(key), "%u%s", flag, name) >= (int)sizeof(key) ||
+	    strtab_has(&w->noentry_seen, key))
+		return;
+	strtab_add(&w->noentry_seen, xstrdup(key));
+	walker_function(w, die, flag, 0, scope);
+}
+
 static void walker_subprogram(struct walker *w, Dwarf_Die *die)
 {
-	Dwarf_Addr low;
+	Dwarf_Addr entry;
 
-	if (dwarf_lowpc(die, &low) != 0 && dwarf_entrypc(die, &low) != 0)
-		return;		/* a declaration or an abstract inline */
-	walker_function(w, die, 0, low, 0);
-	walker_inlined(w, die, dwarf_dieoffset(die));
+	if (die_entry_pc(die, &entry)) {
+		walker_function(w, die, 0, entry, 0);
+		walker_inlined(w, die, dwarf_dieoffset(die));
+	} else if (dwarf_hasattr(die, DW_AT_ranges) || dwarf_hasattr(die, DW_AT_low_pc)) {
+		walker_noentry(w, die, IF_NOENTRY_UNKNOWN, 0);
+	} else if (die_flag(die, DW_AT_declaration)) {
+		walker_noentry(w, die, IF_NOENTRY_DECL, 0);
+	} else if (dwarf_hasattr(die, DW_AT_inline)) {
+		walker_noentry(w, die, IF_NOENTRY_INLINE, 0);
+	}
 }
 
 static void walker_type(struct walker *w, Dwarf_Die *die, const char *prefix)
@@ -368,7 +512,7 @@ static void *walker_run(void *arg)
 	size_t hsize;
 	Dwarf_Die cu;
 
-	if (!open_dwarf(w->path, &w->fd, &w->elf, &w->dwarf)) {
+	if (!w->borrowed && !open_dwarf(w->path, &w->fd, &w->elf, &w->dwarf)) {
 		w->failed = true;
 		return NULL;
 	}
@@ -381,80 +525,20 @@ static void *walker_run(void *arg)
 	return NULL;
 }
 
-/* ---- the string table, interned ---- */
-
-struct str_slot {
-	const char *s;
-	uint32_t off;
-};
-
-struct strtab {
-	struct strbuf sb;
-	struct str_slot *slots;
-	size_t cap, n;
-};
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-	return h;
-}
-
-static void strtab_grow(struct strtab *st)
-{
-	size_t oldcap = st->cap, i;
-	struct str_slot *old = st->slots;
-
-	st->cap = oldcap ? 2 * oldcap : 1 << 16;
-	st->slots = xalloc(st->cap * sizeof(*st->slots));
-	for (i = 0; i < oldcap; i++)
-		if (old[i].s) {
-			size_t j = hash_str(old[i].s) & (st->cap - 1);
-
-			while (st->slots[j].s)
-				j = (j + 1) & (st->cap - 1);
-			st->slots[j] = old[i];
-		}
-	xfree(old);
-}
-
-/* the offset of s in the table, adding it once; NULL and "" are 0 */
-static uint32_t strtab_add(struct strtab *st, const char *s)
-{
-	size_t j;
-
-	if (!s || !*s)
-		return 0;
-	if (2 * (st->n + 1) > st->cap)
-		strtab_grow(st);
-	j = hash_str(s) & (st->cap - 1);
-	while (st->slots[j].s) {
-		if (strcmp(st->slots[j].s, s) == 0)
-			return st->slots[j].off;
-		j = (j + 1) & (st->cap - 1);
-	}
-	st->slots[j].s = s;
-	st->slots[j].off = st->sb.len;
-	sb_puts(&st->sb, s);
-	sb_putc(&st->sb, '\0');
-	st->n++;
-	return st->slots[j].off;
-}
-
 /* ---- the ELF symbol table: FUNC symbols and the exported names ---- */
 
 struct func_sym {
 	uint64_t addr, size;
 	const char *name;
+	uint32_t shndx;		/* its section */
 };
 
 struct symtab {
 	struct func_sym *v;
 	size_t n;
 	struct strtab exported;		/* names with a __ksymtab_ symbol */
+	struct strtab defined, ambiguous;	/* names defined once, and
+						 * those defined again */
 };
 
 static int sym_cmp(const void *a, const void *b)
@@ -465,6 +549,62 @@ static int sym_cmp(const void *a, const void *b)
 		return x->addr < y->addr ? -1 : 1;
 	/* global names first among aliases: they are what kprobes know best */
 	return strcmp(x->name, y->name);
+}
+
+static void symtab_add(struct symtab *st, const char *name, const GElf_Sym *s,
+		       uint64_t addr)
+{
+	if (!name || !*name)
+		return;
+	if (s->st_shndx != SHN_UNDEF && strtab_has(&st->defined, name))
+		strtab_add(&st->ambiguous, name);
+	else if (s->st_shndx != SHN_UNDEF)
+		strtab_add(&st->defined, name);
+	if (strncmp(name, "__ksymtab_", 10) == 0)
+		strtab_add(&st->exported, name + 10);
+	else if (GELF_ST_TYPE(s->st_info) == STT_FUNC && addr &&
+		 s->st_shndx != SHN_UNDEF)
+		st->v[st->n++] = (struct func_sym){ addr, s->st_size, name, s->st_shndx };
+}
+
+/*
+ * A symbol kprobes can find for symbol index i: i itself when its name is
+ * defined once; else (static functions of the same name in two files)
+ * the nearest symbol below it in the same section whose name is unique.
+ * The kernel finds the first of several same-named symbols, and re-bases
+ * symbol+offset on the symbol that contains the address, so an offset
+ * from another symbol of the section is as good (.return included).
+ */
+static uint32_t unique_anchor(const struct symtab *st, uint32_t i)
+{
+	uint32_t j;
+
+	if (i == UINT32_MAX || !strtab_has((struct strtab *)&st->ambiguous, st->v[i].name))
+		return i;
+	for (j = i; j-- > 0 && st->v[j].shndx == st->v[i].shndx;)
+		if (!strtab_has((struct strtab *)&st->ambiguous, st->v[j].name))
+			return j;
+	return i;	/* none: kprobes may find the other one */
+}
+
+/* a module's symbols through libdwfl, at the addresses its relocated
+ * DWARF uses (ET_REL symbol values are section offsets) */
+static void read_module_symtab(struct dw *dw, struct symtab *st)
+{
+	int count = dwfl_module_getsymtab(dw->dwfl_mod), i;
+
+	memset(st, 0, sizeof(*st));
+	sb_putc(&st->exported.sb, '\0');
+	st->v = xalloc((count > 0 ? count + 1 : 1) * sizeof(*st->v));
+	for (i = 1; i < count; i++) {
+		GElf_Sym s;
+		GElf_Addr addr;
+		const char *name = dwfl_module_getsym_info(dw->dwfl_mod, i, &s, &addr,
+							   NULL, NULL, NULL);
+
+		symtab_add(st, name, &s, addr - dw->bias);
+	}
+	qsort(st->v, st->n, sizeof(*st->v), sym_cmp);
 }
 
 static void read_symtab(Elf *elf, struct symtab *st)
@@ -485,32 +625,12 @@ static void read_symtab(Elf *elf, struct symtab *st)
 	st->v = xalloc((count + 1) * sizeof(*st->v));
 	for (i = 0; d && i < count; i++) {
 		GElf_Sym s;
-		const char *name;
 
-		if (!gelf_getsym(d, i, &s))
-			continue;
-		name = elf_strptr(elf, sh.sh_link, s.st_name);
-		if (!name || !*name)
-			continue;
-		if (strncmp(name, "__ksymtab_", 10) == 0)
-			strtab_add(&st->exported, name + 10);
-		else if (GELF_ST_TYPE(s.st_info) == STT_FUNC && s.st_value)
-			st->v[st->n++] = (struct func_sym){ s.st_value, s.st_size, name };
+		if (gelf_getsym(d, i, &s))
+			symtab_add(st, elf_strptr(elf, sh.sh_link, s.st_name), &s,
+				   s.st_value);
 	}
 	qsort(st->v, st->n, sizeof(*st->v), sym_cmp);
-}
-
-static bool strtab_has(struct strtab *st, const char *s)
-{
-	size_t j;
-
-	if (!st->cap)
-		return false;
-	j = hash_str(s) & (st->cap - 1);
-	for (; st->slots[j].s; j = (j + 1) & (st->cap - 1))
-		if (strcmp(st->slots[j].s, s) == 0)
-			return true;
-	return false;
 }
 
 /* the index of the FUNC symbol containing addr (preferring one named
@@ -693,6 +813,34 @@ static bool name_file(int fd, const char *tmp, const char *path)
 	return ok;
 }
 
+/* in funcs sorted by name: one no-entry record per name (its reasons
+ * merged), and none for a name that has instances */
+static size_t drop_needless_noentry(struct idx_func *funcs, size_t n)
+{
+	size_t i = 0, j, k = 0, m;
+
+	while (i < n) {
+		uint32_t reasons = 0;
+		bool has_entry = false;
+
+		for (j = i; j < n && funcs[j].name == funcs[i].name; j++) {
+			reasons |= funcs[j].flags & IF_NOENTRY;
+			has_entry |= !(funcs[j].flags & IF_NOENTRY);
+		}
+		for (m = i; m < j; m++) {
+			if (!(funcs[m].flags & IF_NOENTRY))
+				funcs[k++] = funcs[m];
+			else if (!has_entry && reasons) {
+				funcs[k] = funcs[m];
+				funcs[k++].flags |= reasons;
+				reasons = 0;
+			}
+		}
+		i = j;
+	}
+	return k;
+}
+
 static bool write_index(const char *path, struct walker *w, int nw,
 			struct symtab *syms, double seconds)
 {
@@ -726,10 +874,11 @@ static bool write_index(const char *path, struct walker *w, int nw,
 			f->die = r->die;
 			f->scope = r->scope;
 			f->ret = r->ret ? canonical_die(&rets, r->ret_spelling, r->ret) : 0;
-			f->sym = sym_containing(syms, r->addr, r->name);
+			f->sym = unique_anchor(syms, sym_containing(syms, r->addr, r->name));
 		}
 	sort_strings = &st;
 	qsort(funcs, nf, sizeof(*funcs), func_cmp);
+	nf = drop_needless_noentry(funcs, nf);
 	h.ntypes = named_table(w, nw, 0, &st, &types);
 	h.nglobals = named_table(w, nw, 1, &st, &globals);
 	isyms = xalloc((syms->n + 1) * sizeof(*isyms));
@@ -798,14 +947,23 @@ static bool mkdir_p(const char *dir)
 	return mkdir(p, 0755) == 0 || errno == EEXIST;
 }
 
-/* walk every CU (two threads) and write the index file */
-static bool build_index(struct dw *dw, const char *path, char **why)
+/* a module's DWARF is small and exists only relocated, in the dw's own
+ * handle: one walker on it */
+static int walk_module(struct dw *dw, struct walker *w, struct symtab *syms)
 {
-	struct walker w[2] = { 0 };
-	struct symtab syms;
-	pthread_t th;
-	double t0 = now_seconds();
+	w->dwarf = dw->dwarf;
+	w->borrowed = true;
+	w->cu_end = UINT64_MAX;
+	walker_run(w);
+	read_module_symtab(dw, syms);
+	return 1;
+}
+
+/* the kernel's: two threads, each on its own handle */
+static int walk_kernel(struct dw *dw, struct walker *w, struct symtab *syms)
+{
 	uint64_t end, mid = cu_split(dw->dwarf, &end);
+	pthread_t th;
 	bool ok;
 	int i;
 
@@ -821,9 +979,22 @@ static bool build_index(struct dw *dw, const char *path, char **why)
 		pthread_join(th, NULL);
 	else
 		walker_run(&w[1]);
-	read_symtab(dw->elf, &syms);
+	read_symtab(dw->elf, syms);
+	return 2;
+}
+
+/* walk every CU and write the index file */
+static bool build_index(struct dw *dw, const char *path, char **why)
+{
+	struct walker w[2] = { 0 };
+	struct symtab syms;
+	double t0 = now_seconds();
+	int nw = dw->dwfl ? walk_module(dw, w, &syms) : walk_kernel(dw, w, &syms);
+	bool ok;
+	int i;
+
 	ok = !w[0].failed && !w[1].failed &&
-	     write_index(path, w, 2, &syms, now_seconds() - t0);
+	     write_index(path, w, nw, &syms, now_seconds() - t0);
 	if (!ok)
 		*why = xasprintf("cannot write the DWARF index %s: %s", path, strerror(errno));
 	if (dw_debug())
@@ -832,7 +1003,7 @@ static bool build_index(struct dw *dw, const char *path, char **why)
 			w[0].funcs.n + w[1].funcs.n, w[0].types.n + w[1].types.n,
 			w[0].globals.n + w[1].globals.n);
 	for (i = 0; i < 2; i++) {
-		if (w[i].dwarf) {
+		if (w[i].dwarf && !w[i].borrowed) {
 			dwarf_end(w[i].dwarf);
 			elf_end(w[i].elf);
 			close(w[i].fd);
@@ -840,8 +1011,14 @@ static bool build_index(struct dw *dw, const char *path, char **why)
 		xfree(w[i].funcs.v);
 		xfree(w[i].types.v);
 		xfree(w[i].globals.v);
+		xfree(w[i].noentry_seen.slots);
+		xfree(w[i].noentry_seen.sb.buf);
 	}
 	xfree(syms.v);
+	xfree(syms.defined.slots);
+	xfree(syms.defined.sb.buf);
+	xfree(syms.ambiguous.slots);
+	xfree(syms.ambiguous.sb.buf);
 	return ok;
 }
 
@@ -880,7 +1057,7 @@ static bool map_index(struct dw *dw, const char *path)
 static bool load_index(struct dw *dw, const char *build_id, char **why)
 {
 	char *dir = xasprintf("%s/dwarf/%s", ktap_cache_dir(), build_id);
-	char *path = xasprintf("%s/index", dir);
+	char *path = xasprintf("%s/" IDX_FILE, dir);
 
 	if (map_index(dw, path))
 		return true;
@@ -1038,6 +1215,234 @@ struct dw *dw_open(const char *release, const char *build_id,
 	return dw;
 }
 
+/* ---- loadable modules: debug .ko files, relocated by libdwfl ---- */
+
+const char *dw_module(const struct dw *dw)
+{
+	return dw->module;
+}
+
+/* a module's name as the kernel spells it: '-' in file names is '_' */
+static char *module_name_of(const char *file)
+{
+	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	char *name = xstrndup(base, strcspn(base, ".")), *c;
+
+	for (c = name; *c; c++)
+		if (*c == '-')
+			*c = '_';
+	return name;
+}
+
+static bool is_ko(const char *file)
+{
+	size_t n = strlen(file);
+
+	return n > 3 && strcmp(file + n - 3, ".ko") == 0;
+}
+
+/* the .ko files under dir (a lib/modules/REL-like tree), appended */
+static void ko_files(const char *dir, int depth, const char ***v, int *n)
+{
+	DIR *d = depth < 8 ? opendir(dir) : NULL;
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		char *path;
+
+		if (e->d_name[0] == '.')
+			continue;
+		path = xasprintf("%s/%s", dir, e->d_name);
+		if (e->d_type == DT_DIR)
+			ko_files(path, depth + 1, v, n);
+		else if (is_ko(e->d_name)) {
+			*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+			(*v)[(*n)++] = path;
+		}
+	}
+	if (d)
+		closedir(d);
+}
+
+/* where debug .ko files of this release are: the guest's, the system's */
+static int module_debug_dirs(const char *release, const char *vm_dir, char **dirs)
+{
+	int n = 0;
+
+	if (vm_dir)
+		dirs[n++] = xasprintf("%s/modules-dbg", vm_dir);
+	dirs[n++] = xasprintf("/usr/lib/debug/lib/modules/%s", release);
+	return n;
+}
+
+/* the debug .ko of a module, or NULL */
+static char *module_debug_file(const char *release, const char *module,
+			       const char *vm_dir)
+{
+	char *dirs[2], *want = module_name_of(module);
+	int nd = module_debug_dirs(release, vm_dir, dirs), i, j, n;
+
+	for (i = 0; i < nd; i++) {
+		const char **files = NULL;
+
+		n = 0;
+		ko_files(dirs[i], 0, &files, &n);
+		for (j = 0; j < n; j++)
+			if (strcmp(module_name_of(files[j]), want) == 0)
+				return xstrdup(files[j]);
+	}
+	return NULL;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* names from modules.dep lines ("kernel/fs/9p/9p.ko: deps") */
+static void names_from_modules_dep(const char *path, const char ***v, int *n)
+{
+	char *text = read_whole_file(path, NULL), *line, *save = NULL;
+
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':');
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+		(*v)[(*n)++] = module_name_of(line);
+	}
+}
+
+int dw_module_names(const char *release, const char *vm_dir,
+		    bool with_debuginfo, const char ***names)
+{
+	const char **v = NULL;
+	int n = 0, i, k = 0;
+
+	if (with_debuginfo) {
+		char *dirs[2];
+		int nd = module_debug_dirs(release, vm_dir, dirs);
+
+		for (i = 0; i < nd; i++)
+			ko_files(dirs[i], 0, &v, &n);
+		for (i = 0; i < n; i++)
+			v[i] = module_name_of(v[i]);
+	} else {
+		if (vm_dir)
+			names_from_modules_dep(xasprintf("%s/kimg/lib/modules/%s/modules.dep",
+							 vm_dir, release), &v, &n);
+		if (!n)
+			names_from_modules_dep(xasprintf("/lib/modules/%s/modules.dep",
+							 release), &v, &n);
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), str_cmp);
+	for (i = 0; i < n; i++)
+		if (k == 0 || strcmp(v[k - 1], v[i]) != 0)
+			v[k++] = v[i];
+	*names = v;
+	return k;
+}
+
+/* the build-id of the module the guest's image holds, when it is there:
+ * the debug file must describe that very build */
+static char *image_module_build_id(const char *release, const char *module,
+				   const char *vm_dir)
+{
+	char *dir, *id = NULL;
+	const char **files = NULL;
+	int n = 0, i;
+
+	if (!vm_dir)
+		return NULL;
+	dir = xasprintf("%s/kimg/lib/modules/%s/kernel", vm_dir, release);
+	ko_files(dir, 0, &files, &n);
+	for (i = 0; i < n && !id; i++)
+		if (strcmp(module_name_of(files[i]), module) == 0) {
+			int fd = open(files[i], O_RDONLY | O_CLOEXEC);
+			Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+
+			id = elf ? file_build_id(elf) : NULL;
+			if (elf)
+				elf_end(elf);
+			if (fd >= 0)
+				close(fd);
+		}
+	return id;
+}
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+/* the relocated DWARF of one .ko through libdwfl; NULL + *why */
+static struct dw *open_module_file(const char *path, const char *module, char **why)
+{
+	struct dw *dw = xalloc(sizeof(*dw));
+	Dwarf_Addr elf_bias;
+
+	elf_version(EV_CURRENT);
+	dw->dwfl = dwfl_begin(&offline_callbacks);
+	dw->dwfl_mod = dw->dwfl ? dwfl_report_offline(dw->dwfl, module, path, -1) : NULL;
+	if (dw->dwfl)
+		dwfl_report_end(dw->dwfl, NULL, NULL);
+	if (dw->dwfl_mod)
+		dw->dwarf = dwfl_module_getdwarf(dw->dwfl_mod, &dw->bias);
+	if (!dw->dwarf) {
+		*why = xasprintf("%s: no DWARF in it (%s)", path, dwfl_errmsg(-1));
+		if (dw->dwfl)
+			dwfl_end(dw->dwfl);
+		return NULL;
+	}
+	dw->elf = dwfl_module_getelf(dw->dwfl_mod, &elf_bias);
+	dw->path = xstrdup(path);
+	dw->module = xstrdup(module);
+	dw->fd = -1;
+	dw->cfi = dwarf_getcfi(dw->dwarf);
+	return dw;
+}
+
+struct dw *dw_open_module(const char *release, const char *module,
+			  const char *vm_dir, char **why)
+{
+	char *name = module_name_of(module);
+	char *path = module_debug_file(release, name, vm_dir);
+	char *id, *want;
+	struct dw *dw;
+
+	if (!path) {
+		*why = xasprintf("no debuginfo for module %s of kernel %s: install "
+				 "linux-image-%s-dbg (its debug .ko files go to "
+				 "/usr/lib/debug/lib/modules/%s)%s", name, release, release,
+				 release, vm_dir ? "; for the ktap guest, guest/provision "
+				 "fetches those of the modules the guest loads" : "");
+		return NULL;
+	}
+	dw = open_module_file(path, name, why);
+	if (!dw)
+		return NULL;
+	dw->release = xstrdup(release);
+	id = file_build_id(dw->elf);
+	want = image_module_build_id(release, name, vm_dir);
+	if (want && (!id || strcasecmp(id, want) != 0)) {
+		*why = xasprintf("%s has build-id %s, but the guest's %s.ko has %s; install "
+				 "linux-image-%s-dbg of the same build", path,
+				 id ? id : "(none)", name, want, release);
+		return NULL;
+	}
+	if (!id) {
+		*why = xasprintf("%s has no build-id, so its index cannot be cached", path);
+		return NULL;
+	}
+	if (!load_index(dw, id, why))
+		return NULL;
+	return dw;
+}
+
 /* ---- looking things up in the index ---- */
 
 /* the first entry of a sorted table whose name is >= key (or, with
@@ -1119,6 +1524,8 @@ static void kfunc_from_index(struct dw *dw, const struct idx_func *f,
 	if (f->sym != UINT32_MAX) {
 		k->symbol = istr(dw, dw->syms[f->sym].name);
 		k->offset = f->addr - dw->syms[f->sym].addr;
+		if (dw->module)		/* kprobes resolve "mod:sym" */
+			k->symbol = xasprintf("%s:%s", dw->module, k->symbol);
 	}
 	k->inlined = f->flags & IF_INLINED;
 	k->exported = f->flags & IF_EXPORTED;
@@ -1134,7 +1541,7 @@ static bool func_wanted(const struct dw *dw, const struct idx_func *f,
 {
 	bool inl = f->flags & IF_INLINED;
 
-	return (inl ? want_inlined : want_outline) &&
+	return !(f->flags & IF_NOENTRY) && (inl ? want_inlined : want_outline) &&
 	       fnmatch(name_glob, istr(dw, f->name), 0) == 0 &&
 	       file_matches(f->decl_file ? istr(dw, f->decl_file) : NULL, file_glob);
 }
@@ -1161,6 +1568,26 @@ int dw_functions(struct dw *dw, const char *name_glob, const char *file_glob,
 	return n;
 }
 
+const char *dw_function_without_entry(struct dw *dw, const char *name)
+{
+	size_t i = lower_bound(dw, dw->funcs, dw->hdr->nfuncs, sizeof(*dw->funcs),
+			       name, false);
+	const struct idx_func *f;
+
+	if (i >= dw->hdr->nfuncs || strcmp(istr(dw, dw->funcs[i].name), name) != 0)
+		return NULL;
+	f = &dw->funcs[i];
+	if (f->flags & IF_NOENTRY_UNKNOWN)
+		return "the DWARF gives no entry address for its code";
+	if (f->flags & IF_NOENTRY_INLINE)
+		return "it is inlined at every call and no inlined copy is left "
+		       "(the compiler optimized them all away)";
+	if (f->flags & IF_NOENTRY_DECL)
+		return "the DWARF only declares it: its body has no debuginfo "
+		       "(written in assembly, or in a file built without -g)";
+	return NULL;
+}
+
 /* ---- C types ---- */
 
 int ctype_members(struct ctype *t, struct ctype_member **members)
@@ -1177,8 +1604,6 @@ int ctype_members(struct ctype *t, struct ctype_member **members)
 	*members = t->members;
 	return t->nmembers;
 }
-
-static struct dw *members_dw;	/* load_members() has no context argument */
 
 static struct ctype *tcache_get(struct dw *dw, uint64_t die)
 {
@@ -1332,8 +1757,8 @@ static void struct_type(struct dw *dw, struct ctype *t, Dwarf_Die *die,
 		return;		/* incomplete: size 0, no members */
 	t->size = die_udata(die, DW_AT_byte_size, 0);
 	t->provider_ref = dwarf_dieoffset(die);
+	t->provider = dw;
 	t->load_members = load_dwarf_members;
-	members_dw = dw;
 }
 
 /* a type seen through a typedef or a qualifier: the target's meaning,
@@ -1448,7 +1873,7 @@ static void member_place(Dwarf_Die *m, struct ctype_member *cm)
 
 static void load_dwarf_members(struct ctype *t)
 {
-	struct dw *dw = members_dw;
+	struct dw *dw = t->provider;
 	Dwarf_Die die, m;
 	int cap = 0;
 
@@ -1710,6 +2135,12 @@ static bool stack_op(struct loc_ctx *lc, struct loc_stack *s, Dwarf_Op *op)
 		       push(lc, s, plus_c(reg_c(a - DW_OP_breg0), (int64_t)op->number));
 	switch (a) {
 	case DW_OP_addr:
+		if (lc->dw->module)
+			return loc_fail(lc, xasprintf("a static of module %s, whose address "
+						      "is known only once the module is "
+						      "loaded (not supported yet)",
+						      lc->dw->module));
+		return push(lc, s, xasprintf("0x%llxUL", (unsigned long long)op->number));
 	case DW_OP_const1u: case DW_OP_const2u: case DW_OP_const4u:
 	case DW_OP_const8u: case DW_OP_constu:
 		return push(lc, s, xasprintf("0x%llxUL", (unsigned long long)op->number));
@@ -2119,7 +2550,7 @@ int dw_variables(struct dw *dw, const struct kfunc *f, uint64_t pc,
 	if (f->inlined && !dwarf_offdie(dw->dwarf, f->provider_ref2, &outer))
 		return 0;
 	lc.frame_die = &outer;
-	lc.at_entry = dwarf_entrypc(&outer, &entry) == 0 && entry == pc;
+	lc.at_entry = die_entry_pc(&outer, &entry) && entry == pc;
 	add_params(&lc, &vars, &inst);
 	n = scopes_within(&inst, pc, &scopes);
 	for (i = 0; i < n; i++)
@@ -2418,7 +2849,7 @@ int dw_tracepoints(struct dw *dw, const char *system_glob,
 		const char *system;
 		Dwarf_Die die;
 
-		if ((f->flags & IF_INLINED) || fnmatch(glob, name, 0) != 0 ||
+		if ((f->flags & (IF_INLINED | IF_NOENTRY)) || fnmatch(glob, name, 0) != 0 ||
 		    (n && strcmp(v[n - 1].name, name + strlen(TRACEITER)) == 0))
 			continue;
 		system = trace_system(dw, name + strlen(TRACEITER),

@@ -1,10 +1,12 @@
-/* dwarf.c - kernel.function("PATTERN") and kernel.statement("PATTERN"):
- * probes placed and typed by the kernel's debuginfo.
+/* dwarf.c - kernel.function("PATTERN") and kernel.statement("PATTERN"),
+ * and module("NAME").function/.statement for loadable modules: probes
+ * placed and typed by the kernel's debuginfo.
  *
- * PATTERN is func[@file][:line | :* | :first-last]. The DWARF (dwarf.c,
+ * PATTERN is func[@file][:line | :* | :first-last]; NAME is a module name
+ * or a glob over the modules that have debug files. The DWARF (dwarf.c,
  * libdw) gives every instance, inlined copies included, and the variables
  * at each address; without DWARF, BTF (btf.c) still gives out-of-line
- * function entries and their parameters.
+ * function entries and their parameters (of the kernel, not of modules).
  */
 #include <elfutils/libdwelf.h>
 #include <fcntl.h>
@@ -30,6 +32,12 @@ static struct {
 	struct dw *dw;
 	struct btf_kernel *btf;
 	char *dw_why, *btf_why;
+	struct opened_module {		/* modules' DWARF, opened once each */
+		const char *name;
+		struct dw *dw;
+		char *why;
+	} *modules;
+	int nmodules;
 } target;
 
 static bool target_is_this_machine(void);
@@ -162,6 +170,31 @@ struct dw *probes_dwarf(char **why)
 	return target.dw;
 }
 
+/* a module's DWARF (NULL with *why) */
+static struct dw *module_dwarf(const char *name, char **why)
+{
+	struct opened_module *m;
+	int i;
+
+	for (i = 0; i < target.nmodules; i++)
+		if (strcmp(target.modules[i].name, name) == 0)
+			break;
+	if (i == target.nmodules) {
+		target.modules = xrealloc(target.modules, (i + 1) * sizeof(*target.modules));
+		m = &target.modules[target.nmodules++];
+		memset(m, 0, sizeof(*m));
+		m->name = xstrdup(name);
+		if (dwarf_disabled())
+			m->why = xstrdup("DWARF is disabled (KTAP_DEBUGINFO=btf)");
+		else if (!target.release)
+			m->why = xstrdup("the target kernel's release is not known");
+		else
+			m->dw = dw_open_module(target.release, name, target.vm_dir, &m->why);
+	}
+	*why = target.modules[i].why;
+	return target.modules[i].dw;
+}
+
 struct btf_kernel *probes_btf(char **why)
 {
 	if (!target.tried_btf) {
@@ -270,8 +303,16 @@ static bool parse_suffixes(const struct probe_point *pp, int first,
 
 /* ---- concrete points ---- */
 
-static char *point_text(const struct kfunc *f, const char *kind, int line,
-			const struct fn_suffix *sx)
+/* kernel.KIND or module("M").KIND, as the point is spelled */
+static char *point_family(struct dw *dw, const char *kind)
+{
+	const char *m = dw ? dw_module(dw) : NULL;
+
+	return m ? xasprintf("module(\"%s\").%s", m, kind) : xasprintf("kernel.%s", kind);
+}
+
+static char *point_text(struct dw *dw, const struct kfunc *f, const char *kind,
+			int line, const struct fn_suffix *sx)
 {
 	const char *file = f->decl_file ? f->decl_file : "";
 	const char *slash = strstr(file, "/linux-");
@@ -280,8 +321,11 @@ static char *point_text(const struct kfunc *f, const char *kind, int line,
 	 * source tree's root, as users know them */
 	if (slash && strchr(slash + 1, '/'))
 		file = strchr(slash + 1, '/') + 1;
-	return xasprintf("kernel.%s(\"%s%s%s:%d\")%s", kind, f->name, *file ? "@" : "",
-			 file, line ? line : f->decl_line, sx && sx->is_return ? ".return" : "");
+	if (!line)
+		line = f->decl_line;
+	return xasprintf("%s(\"%s%s%s%s\")%s", point_family(dw, kind), f->name,
+			 *file ? "@" : "", file, line ? xasprintf(":%d", line) : "",
+			 sx && sx->is_return ? ".return" : "");
 }
 
 static struct target_scope *entry_scope(struct dw *dw, struct btf_kernel *btf,
@@ -323,7 +367,7 @@ static void add_function_point(struct concrete_point *out, int *n, struct dw *dw
 	cp->symbol = f->symbol;
 	cp->offset = f->offset;
 	cp->maxactive = sx->maxactive;
-	cp->pp = dw ? point_text(f, "function", 0, sx)
+	cp->pp = dw ? point_text(dw, f, "function", 0, sx)
 		    : xasprintf("kernel.function(\"%s\")%s", f->name,
 				sx->is_return ? ".return" : "");
 	cp->scope = entry_scope(dw, btf, f, f->addr, cp->pp, sx->is_return);
@@ -360,78 +404,235 @@ static int statement_points(struct concrete_point *out, int *n, struct dw *dw,
 		cp->kind = PK_KPROBE;
 		cp->symbol = f->symbol;
 		cp->offset = at.offset;
-		cp->pp = point_text(f, "statement", lines[i], NULL);
+		cp->pp = point_text(dw, f, "statement", lines[i], NULL);
 		cp->scope = entry_scope(dw, NULL, &at, addrs[i], cp->pp, false);
 		cp->optional = wildcard || p->first != p->last;
 	}
 	return k;
 }
 
-static void no_match(const struct pp_component *c, const struct fn_pattern *p,
-		     struct dw *dw, struct btf_kernel *btf)
-{
-	struct kfunc *all;
-	const char **names;
-	const char *best;
-	int n, i;
+/* what a pattern is looked up in: the kernel (DWARF, else BTF) or one
+ * module (DWARF) */
+struct fn_source {
+	struct dw *dw;
+	struct btf_kernel *btf;
+};
 
-	diag_error(&c->loc, "no kernel function matches '%s'", c->str_arg);
+/* "kernel function", "function of module 9p" */
+static const char *what_function(const struct fn_source *src, int nsrc)
+{
+	const char *m = src->dw ? dw_module(src->dw) : NULL;
+
+	if (!m)
+		return "kernel function";
+	return nsrc == 1 ? xasprintf("function of module %s", m) : "module function";
+}
+
+/* a name the DWARF knows but cannot probe: say why; false if none */
+static bool no_entry(const struct pp_component *c, const struct fn_pattern *p,
+		     const struct fn_source *src, int nsrc)
+{
+	int i;
+
+	for (i = 0; i < nsrc && !is_glob(p->func); i++) {
+		const char *why = src[i].dw ? dw_function_without_entry(src[i].dw, p->func) : NULL;
+
+		if (why) {
+			diag_error(&c->loc, "%s '%s' cannot be probed: %s",
+				   what_function(&src[i], 1), p->func, why);
+			return true;
+		}
+	}
+	return false;
+}
+
+static void no_match(const struct pp_component *c, const struct fn_pattern *p,
+		     const struct fn_source *src, int nsrc)
+{
+	const char **names = NULL;
+	const char *best;
+	int n = 0, i, k, j;
+
+	if (no_entry(c, p, src, nsrc))
+		return;
+	diag_error(&c->loc, "no %s matches '%s'", what_function(src, nsrc), c->str_arg);
 	if (is_glob(p->func))
 		return;
-	n = dw ? dw_functions(dw, "*", NULL, true, false, &all)
-	       : btfk_functions(btf, "*", &all);
-	names = xalloc((n + 1) * sizeof(*names));
-	for (i = 0; i < n; i++)
-		names[i] = all[i].name;
+	for (i = 0; i < nsrc; i++) {
+		struct kfunc *all;
+
+		k = src[i].dw ? dw_functions(src[i].dw, "*", NULL, true, false, &all)
+			      : btfk_functions(src[i].btf, "*", &all);
+		names = xrealloc(names, (n + k + 1) * sizeof(*names));
+		for (j = 0; j < k; j++)
+			names[n++] = all[j].name;
+	}
 	best = diag_closest(p->func, names, n);
 	if (best)
 		diag_note(&c->loc, "did you mean '%s'?", best);
 }
 
+/* the kernel's debuginfo; false after an error */
+static bool kernel_source(const struct pp_component *c, const struct fn_pattern *p,
+			  const struct fn_suffix *sx, bool statement,
+			  struct fn_source *src)
+{
+	char *why = NULL, *bwhy = NULL;
+
+	src->btf = NULL;
+	src->dw = probes_dwarf(&why);
+	if (src->dw)
+		return true;
+	if (!(statement || p->has_lines || sx->inline_only || p->file))
+		src->btf = probes_btf(&bwhy);
+	if (src->btf)
+		return true;
+	diag_error(&c->loc, "kernel.%s(\"%s\") needs the kernel's debuginfo: %s",
+		   c->name, c->str_arg, why);
+	if (bwhy)
+		diag_note(&c->loc, "and its BTF cannot be used either: %s", bwhy);
+	return false;
+}
+
+/* module names as the kernel spells them ('-' is '_') */
+static char *module_spelling(const char *name)
+{
+	char *s = xstrdup(name), *c;
+
+	for (c = s; *c; c++)
+		if (*c == '-')
+			*c = '_';
+	return s;
+}
+
+/* module("NAME") that names no module with debuginfo: the best reason */
+static void module_not_found(const struct pp_component *m, const char *name,
+			     const char *why)
+{
+	const char **all;
+	int n = dw_module_names(target.release, target.vm_dir, false, &all), i;
+	const char *best;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(all[i], name) == 0)
+			break;
+	if (n && i == n) {
+		diag_error(&m->loc, "kernel %s has no module '%s'", target.release, name);
+		best = diag_closest(name, all, n);
+		if (best)
+			diag_note(&m->loc, "did you mean '%s'?", best);
+		return;
+	}
+	diag_error(&m->loc, "module(\"%s\") needs the module's debuginfo: %s", name, why);
+}
+
+/* the modules module("NAME-OR-GLOB") means, each with its DWARF; the
+ * count, or -1 after an error */
+static int module_sources(const struct pp_component *m, struct fn_source **out)
+{
+	const char **names, *glob;
+	char *why = NULL;
+	int n, i, k = 0;
+
+	if (!m->has_arg || !m->arg_is_string) {
+		diag_error(&m->loc, "module wants a module name, e.g. module(\"9p\")");
+		return -1;
+	}
+	if (!target.release) {
+		diag_error(&m->loc, "module(\"%s\"): the target kernel's release is not known",
+			   m->str_arg);
+		return -1;
+	}
+	glob = module_spelling(m->str_arg);
+	if (!is_glob(glob)) {
+		*out = xalloc(sizeof(**out));
+		(*out)->dw = module_dwarf(glob, &why);
+		if ((*out)->dw)
+			return 1;
+		module_not_found(m, glob, why);
+		return -1;
+	}
+	n = dw_module_names(target.release, target.vm_dir, true, &names);
+	*out = xalloc((n + 1) * sizeof(**out));
+	for (i = 0; i < n; i++)
+		if (fnmatch(glob, names[i], 0) == 0 &&
+		    ((*out)[k].dw = module_dwarf(names[i], &why)))
+			k++;
+	if (k)
+		return k;
+	diag_error(&m->loc, "no module with debuginfo matches '%s'%s%s", m->str_arg,
+		   why ? ": " : "", why ? why : "");
+	if (n) {
+		struct strbuf list = { 0 };
+
+		for (i = 0; i < n; i++)
+			sb_printf(&list, "%s%s", i ? " " : "", names[i]);
+		diag_note(&m->loc, "modules with debuginfo for kernel %s: %s",
+			  target.release, list.buf);
+	}
+	else
+		diag_note(&m->loc, "no module of kernel %s has debuginfo here: install "
+			  "linux-image-%s-dbg%s", target.release, target.release,
+			  target.vm_dir ? " (for the ktap guest: run guest/provision)" : "");
+	return -1;
+}
+
+/* the points of one source; the number of functions that matched */
+static int source_points(const struct fn_source *src, const struct fn_pattern *p,
+			 const struct fn_suffix *sx, bool statement, bool many,
+			 struct concrete_point *out, int *n)
+{
+	struct kfunc *fs;
+	int nf, i;
+
+	nf = src->dw ? dw_functions(src->dw, p->func, p->file, true,
+				    !sx->call_only && !sx->is_return, &fs)
+		     : btfk_functions(src->btf, p->func, &fs);
+	for (i = 0; i < nf; i++) {
+		if (!wanted(&fs[i], sx))
+			continue;
+		if (statement || p->has_lines)
+			statement_points(out, n, src->dw, &fs[i], p, is_glob(p->func) || many);
+		else
+			add_function_point(out, n, src->dw, src->btf, &fs[i], sx,
+					   is_glob(p->func) || nf > 1 || many);
+	}
+	return nf;
+}
+
+/* kernel.function/statement, or module("M").function/statement */
 static int resolve_functions(const struct probe_point *pp, struct concrete_point *out,
-			     bool statement)
+			     bool in_module, bool statement)
 {
 	const struct pp_component *c = &pp->comps[1];
 	struct fn_pattern p;
 	struct fn_suffix sx;
-	struct dw *dw;
-	struct btf_kernel *btf = NULL;
-	struct kfunc *fs;
-	char *why = NULL, *bwhy = NULL;
-	int nf, n = 0, i;
+	struct fn_source *src, ksrc;
+	int nf = 0, n = 0, nsrc, i;
 
 	if (!c->has_arg || !c->arg_is_string) {
-		diag_error(&c->loc, "kernel.%s wants a pattern, e.g. kernel.%s(\"vfs_read\")",
-			   c->name, c->name);
+		diag_error(&c->loc, "%s wants a pattern, e.g. %s(\"%s\")",
+			   in_module ? c->name : xasprintf("kernel.%s", c->name),
+			   in_module ? "module(\"9p\").function" : xasprintf("kernel.%s", c->name),
+			   in_module ? "v9fs_vfs_getattr" : "vfs_read");
 		return -1;
 	}
 	if (!parse_pattern(c, &p))
 		return -1;
 	if (!parse_suffixes(pp, 2, &sx, statement))
 		return 0;
-	dw = probes_dwarf(&why);
-	if (!dw) {
-		btf = (statement || p.has_lines || sx.inline_only || p.file) ? NULL
-									  : probes_btf(&bwhy);
-		if (!btf) {
-			diag_error(&c->loc, "kernel.%s(\"%s\") needs the kernel's debuginfo: %s",
-				   c->name, c->str_arg, why);
-			if (bwhy)
-				diag_note(&c->loc, "and its BTF cannot be used either: %s", bwhy);
+	if (in_module) {
+		nsrc = module_sources(&pp->comps[0], &src);
+		if (nsrc < 0)
 			return -1;
-		}
+	} else {
+		if (!kernel_source(c, &p, &sx, statement, &ksrc))
+			return -1;
+		src = &ksrc;
+		nsrc = 1;
 	}
-	nf = dw ? dw_functions(dw, p.func, p.file, true, !sx.call_only && !sx.is_return, &fs)
-		: btfk_functions(btf, p.func, &fs);
-	for (i = 0; i < nf; i++) {
-		if (!wanted(&fs[i], &sx))
-			continue;
-		if (statement || p.has_lines)
-			statement_points(out, &n, dw, &fs[i], &p, is_glob(p.func));
-		else
-			add_function_point(out, &n, dw, btf, &fs[i], &sx,
-					   is_glob(p.func) || nf > 1);
-	}
+	for (i = 0; i < nsrc; i++)
+		nf += source_points(&src[i], &p, &sx, statement, nsrc > 1, out, &n);
 	if (n)
 		return 1;
 	if (pp->optional || pp->sufficient)
@@ -446,17 +647,19 @@ static int resolve_functions(const struct probe_point *pp, struct concrete_point
 			   sx.inline_only ? "are not inlined" : sx.exported_only ?
 			   "are not exported" : "are always inlined (no .call/.return there)");
 	else
-		no_match(c, &p, dw, btf);
+		no_match(c, &p, src, nsrc);
 	return -1;
 }
 
 int probe_dwarf(const struct probe_point *pp, struct concrete_point *out)
 {
-	if (!pp_is(pp, 0, "kernel") || pp->ncomps < 2)
+	bool in_module = pp_is(pp, 0, "module");
+
+	if ((!pp_is(pp, 0, "kernel") && !in_module) || pp->ncomps < 2)
 		return 0;
 	if (pp_is(pp, 1, "function"))
-		return resolve_functions(pp, out, false);
+		return resolve_functions(pp, out, in_module, false);
 	if (pp_is(pp, 1, "statement"))
-		return resolve_functions(pp, out, true);
+		return resolve_functions(pp, out, in_module, true);
 	return 0;
 }
