@@ -344,12 +344,32 @@ static char *emit_ternary(struct emitter *em, const struct expr *e)
 	return t;
 }
 
+/* a string the user's script builds may not exceed MAXSTRINGLEN (an error);
+ * tapset code truncates, as copies of kernel and user strings do */
+static bool strict_strings(const struct srcloc *loc)
+{
+	return !loc->src || !loc->src->is_tapset;
+}
+
+/* dst = a . b */
+static void emit_strcat(struct emitter *em, const struct srcloc *loc,
+			const char *dst, const char *a, const char *b)
+{
+	if (!strict_strings(loc)) {
+		line(em, "ktap_strcat(%s, %s, %s);", dst, a, b);
+		return;
+	}
+	line(em, "ktap_concat(c, %s, %s, %s, %s);", dst, a, b,
+	     near(loc, "operator '.'"));
+	check_error(em);
+}
+
 static char *emit_concat(struct emitter *em, const struct expr *e)
 {
 	char *a = emit_expr(em, e->lhs), *b = emit_expr(em, e->rhs);
 	char *t = new_temp(em, TY_STRING);
 
-	line(em, "ktap_strcat(%s, %s, %s);", t, a, b);
+	emit_strcat(em, &e->loc, t, a, b);
 	return t;
 }
 
@@ -359,7 +379,7 @@ static char *emit_assign(struct emitter *em, const struct expr *e)
 	char *rhs = emit_expr(em, e->rhs);
 
 	if (e->op == OP_CONCAT_ASSIGN) {
-		line(em, "ktap_strcat(%s, %s, %s);", lhs, lhs, rhs);
+		emit_strcat(em, &e->loc, lhs, lhs, rhs);
 	} else if (e->type == TY_STRING) {
 		line(em, "ktap_strcpy(%s, %s);", lhs, rhs);
 	} else if (e->op == OP_ASSIGN) {
@@ -507,7 +527,11 @@ static char *emit_formatted(struct emitter *em, const struct expr *e,
 	char *t = NULL;
 	int i;
 
-	if (to_string) {
+	if (to_string && strict_strings(&e->loc)) {
+		t = new_temp(em, TY_STRING);
+		sb_printf(&call, "ktap_sprintf_at(c, %s, %s, %s",
+			  near(&e->loc, xasprintf("%s()", e->str)), t, c_string(fmt));
+	} else if (to_string) {
 		t = new_temp(em, TY_STRING);
 		sb_printf(&call, "ktap_sprintf(c, %s, %s", t, c_string(fmt));
 	} else {
@@ -523,6 +547,8 @@ static char *emit_formatted(struct emitter *em, const struct expr *e,
 	}
 	sb_puts(&call, ");");
 	line(em, "%s", call.buf);
+	if (to_string && strict_strings(&e->loc))
+		check_error(em);
 	return t ? t : xstrdup("0");
 }
 
@@ -764,7 +790,8 @@ static char *emit_index_assign(struct emitter *em, const struct expr *e)
 
 	if (lhs->sym->type == TY_STRING) {
 		if (e->op == OP_CONCAT_ASSIGN)
-			line(em, "ktap_strcat(%s, ktap_map_get_str(%s, %s), %s);", t, m, k, v);
+			emit_strcat(em, &e->loc, t,
+				    xasprintf("ktap_map_get_str(%s, %s)", m, k), v);
 		else
 			line(em, "ktap_strcpy(%s, %s);", t, v);
 		line(em, "ktap_map_set_str(c, %s, %s, %s, %s);", m, k, t, loc);
