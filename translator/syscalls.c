@@ -69,33 +69,38 @@ static bool config_set(const char *config, const char *name)
 
 /* ---- parsing ---- */
 
-/* the name after "__NR_" for number nr in unistd_64.h */
-static char *uapi_name(const char *unistd, int nr)
+#define MAX_SYSCALL_NR 1024
+
+/* the names after "__NR_" in unistd_64.h, by number */
+static char **uapi_names(const char *unistd)
 {
+	char **names = xalloc(MAX_SYSCALL_NR * sizeof(*names));
 	const char *p = unistd;
 	char name[128];
-	int n;
+	int nr;
 
-	while (p && (p = strstr(p, "#define __NR_"))) {
-		if (sscanf(p, "#define __NR_%127s %d", name, &n) == 2 && n == nr)
-			return xstrdup(name);
+	while ((p = strstr(p, "#define __NR_"))) {
+		if (sscanf(p, "#define __NR_%127s %d", name, &nr) == 2 && nr >= 0 &&
+		    nr < MAX_SYSCALL_NR && !names[nr])
+			names[nr] = xstrdup(name);
 		p++;
 	}
-	return NULL;
+	return names;
 }
 
 static void add_call(struct syscall_table *t, int nr, const char *entry,
-		     const char *unistd)
+		     char **names)
 {
 	struct syscall_info *c;
-	char *name = uapi_name(unistd, nr);
+	const char *name = nr >= 0 && nr < MAX_SYSCALL_NR ? names[nr] : NULL;
 
 	t->calls = xrealloc(t->calls, (t->n + 1) * sizeof(*t->calls));
 	c = &t->calls[t->n++];
 	memset(c, 0, sizeof(*c));
 	c->nr = nr;
 	c->entry = xstrdup(entry);
-	c->name = name ? name : xstrdup(strncmp(entry, "sys_", 4) == 0 ? entry + 4 : entry);
+	c->name = name ? xstrdup(name) :
+		  xstrdup(strncmp(entry, "sys_", 4) == 0 ? entry + 4 : entry);
 }
 
 static char *trim(char *s)
@@ -296,16 +301,18 @@ static struct syscall_table *load_table(const char *build)
 	char *config = read_whole_file(xasprintf("%s/.config", build), NULL);
 	char *xprotos = read_whole_file(xasprintf("%s/arch/x86/include/asm/syscalls.h", src), NULL);
 	const char *p;
+	char **names;
 
 	if (!sys64 || !unistd || !protos)
 		return NULL;
+	names = uapi_names(unistd);
 	for (p = sys64; (p = strstr(p, "__SYSCALL(")); p++) {
 		char entry[128];
 		int nr;
 
 		if (sscanf(p, "__SYSCALL(%d, %127[A-Za-z0-9_])", &nr, entry) == 2 &&
 		    strcmp(entry, "sys_ni_syscall") != 0)
-			add_call(t, nr, entry, unistd);
+			add_call(t, nr, entry, names);
 	}
 	parse_prototypes(t, protos, config);
 	if (xprotos)	/* x86's own, "long sys_mmap(...)" */
