@@ -70,6 +70,7 @@ struct ktap_context;
  * @symbol: kprobe/kretprobe: the function
  * @offset: kprobe: byte offset into @symbol (usually 0)
  * @period_ns: timer: period
+ * @per_cpu: timer: one timer on every CPU (timer.profile)
  * @maxactive: kretprobe: concurrent instances, 0 for the kernel default
  * @optional: a failure to register skips the probe instead of failing start
  * @tracepoint: tracepoint: its name
@@ -85,6 +86,7 @@ struct ktap_probe {
 	const char *symbol;
 	unsigned int offset;
 	u64 period_ns;
+	bool per_cpu;
 	int maxactive;
 	bool optional;
 	const char *tracepoint;

@@ -44,6 +44,7 @@ struct ktap_slot {
 		struct kprobe kp;
 		struct kretprobe rp;
 		struct ktap_timer timer;
+		struct ktap_timer __percpu *profile;
 		struct tracepoint *tp;
 	};
 };
@@ -220,7 +221,8 @@ static int ktap_arm(struct ktap_slot *slot)
 
 	switch (p->kind) {
 	case KTAP_PROBE_TIMER:
-		ret = ktap_timer_start(&slot->timer, p);
+		ret = p->per_cpu ? ktap_profile_start(&slot->profile, p) :
+				   ktap_timer_start(&slot->timer, p);
 		break;
 	case KTAP_PROBE_KPROBE:
 		memset(&slot->kp, 0, sizeof(slot->kp));
@@ -275,7 +277,10 @@ static void ktap_disarm_all(void)
 		slot->armed = false;
 		switch (slot->probe->kind) {
 		case KTAP_PROBE_TIMER:
-			ktap_timer_stop(&slot->timer);
+			if (slot->probe->per_cpu)
+				ktap_profile_stop(&slot->profile);
+			else
+				ktap_timer_stop(&slot->timer);
 			break;
 		case KTAP_PROBE_KPROBE:
 			if (kps)

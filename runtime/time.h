@@ -80,6 +80,69 @@ static void ktap_timer_stop(struct ktap_timer *t)
 	hrtimer_cancel(&t->hrt);
 }
 
+/* runs on the CPU whose timer it starts: profile timers stay pinned there */
+static void ktap_timer_start_here(void *arg)
+{
+	struct ktap_timer *t = arg;
+
+	hrtimer_start(&t->hrt, ns_to_ktime(t->probe->period_ns),
+		      HRTIMER_MODE_REL_PINNED);
+}
+
+/**
+ * ktap_profile_start() - arm timer.profile: one pinned timer per online CPU
+ * @timers: where the per-CPU timers go (allocated here)
+ * @probe: the probe (kind KTAP_PROBE_TIMER, per_cpu)
+ *
+ * Each timer fires on its own CPU every tick with the interrupted context's
+ * registers, so pid() and backtraces describe what that CPU was running.
+ * CPUs brought online later are not sampled.
+ *
+ * Return: 0, -EINVAL for a zero period, or -ENOMEM.
+ */
+static int ktap_profile_start(struct ktap_timer __percpu **timers,
+			      const struct ktap_probe *probe)
+{
+	int cpu;
+
+	if (!probe->period_ns)
+		return -EINVAL;
+	*timers = alloc_percpu(struct ktap_timer);
+	if (!*timers)
+		return -ENOMEM;
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		struct ktap_timer *t = per_cpu_ptr(*timers, cpu);
+
+		t->probe = probe;
+		hrtimer_init(&t->hrt, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);
+		t->hrt.function = ktap_timer_fire;
+		smp_call_function_single(cpu, ktap_timer_start_here, t, 1);
+	}
+	cpus_read_unlock();
+	return 0;
+}
+
+/**
+ * ktap_profile_stop() - disarm timer.profile and free its timers
+ * @timers: as set by ktap_profile_start()
+ */
+static void ktap_profile_stop(struct ktap_timer __percpu **timers)
+{
+	int cpu;
+
+	if (!*timers)
+		return;
+	for_each_possible_cpu(cpu) {
+		struct ktap_timer *t = per_cpu_ptr(*timers, cpu);
+
+		if (t->probe)
+			hrtimer_cancel(&t->hrt);
+	}
+	free_percpu(*timers);
+	*timers = NULL;
+}
+
 /**
  * ktap_gettimeofday_ns() - gettimeofday_ns(): wall-clock time
  *

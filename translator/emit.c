@@ -1715,6 +1715,8 @@ static void emit_probe_table(struct emitter *em, struct strbuf *out)
 			if (cp->period_ns)
 				sb_printf(out, ", .period_ns = %lluULL",
 					  (unsigned long long)cp->period_ns);
+			if (cp->per_cpu)
+				sb_puts(out, ", .per_cpu = true");
 			if (cp->maxactive)
 				sb_printf(out, ", .maxactive = %d", cp->maxactive);
 			if (cp->optional)

@@ -45,6 +45,7 @@ struct concrete_point {
 	const char *tp_key_c;		/* (a0, a1, ...) equals tp_key */
 	struct target_scope *scope;	/* debuginfo points, else NULL */
 	uint64_t period_ns;		/* timers */
+	bool per_cpu;			/* timer.profile: on every CPU */
 	int maxactive;			/* kretprobes, 0 = default */
 	bool optional;
 	struct expr *cond;		/* probe-point condition, or NULL */

@@ -20,7 +20,7 @@ static const provider_fn providers[] = {
 /* names a user may have meant, for "did you mean" on unknown points */
 static const char *const known_points[] = {
 	"begin", "end", "timer.ms", "timer.s", "timer.us", "timer.ns",
-	"timer.hz", "timer.jiffies", "kprobe.function", "kernel.function",
+	"timer.hz", "timer.jiffies", "timer.profile", "kprobe.function", "kernel.function",
 	"kernel.statement", "kernel.trace", "kernel.syscall",
 };
 

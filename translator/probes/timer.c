@@ -1,4 +1,5 @@
-/* timer.c - timer.ns/us/ms/s/hz/jiffies(N): a periodic hrtimer. */
+/* timer.c - timer.ns/us/ms/s/hz/jiffies(N): a periodic hrtimer;
+ * timer.profile: one on every CPU, every tick. */
 #include <string.h>
 
 #include "../program.h"
@@ -36,6 +37,14 @@ int probe_timer(const struct probe_point *pp, struct concrete_point *out)
 	if (!pp_is(pp, 0, "timer") || pp->ncomps != 2)
 		return 0;
 	arg = &pp->comps[1];
+	if (strcmp(arg->name, "profile") == 0 && !arg->has_arg) {
+		/* every tick on every CPU (Debian's kernels: CONFIG_HZ=250) */
+		out->kind = PK_TIMER;
+		out->period_ns = 4000000;
+		out->per_cpu = true;
+		out->pp = probe_point_text(pp);
+		return 1;
+	}
 	unit = find_unit(arg->name);
 	if (!unit)
 		return 0;
