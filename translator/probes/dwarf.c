@@ -376,8 +376,20 @@ static void add_function_point(struct concrete_point *out, int *n, struct dw *dw
 	cp->optional = wildcard;
 }
 
+/* a copy of f inlined into f's own out-of-line body (gcc splits some
+ * functions so): every call reaches it through the entry, which is probed */
+static bool inlined_into_itself(const struct kfunc *f)
+{
+	const char *sym = f->symbol ? strrchr(f->symbol, ':') : NULL;
+
+	sym = sym ? sym + 1 : f->symbol;
+	return f->inlined && sym && strcmp(sym, f->name) == 0;
+}
+
 static bool wanted(const struct kfunc *f, const struct fn_suffix *sx)
 {
+	if (inlined_into_itself(f) && !sx->inline_only)
+		return false;
 	if (sx->exported_only && !f->exported)
 		return false;
 	if (sx->inline_only && !f->inlined)
