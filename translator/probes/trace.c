@@ -37,6 +37,39 @@ static const char *unsupported_arg(const struct ktracepoint *tp)
 	return NULL;
 }
 
+/*
+ * Without DWARF, the kernel's BTF still has every __traceiter_NAME with its
+ * parameters named and typed (the first is the probe's data). BTF does not
+ * say which system a tracepoint is in: such points match on the name and
+ * say "*" for the system.
+ */
+static int btf_tracepoints(struct btf_kernel *btf, const char *system,
+			   const char *name, struct ktracepoint **out)
+{
+	struct kfunc *fs;
+	int nf, i, j, n = 0;
+
+	(void)system;	/* BTF cannot check it */
+	nf = btfk_functions(btf, xasprintf("__traceiter_%s", name), &fs);
+	*out = xalloc((nf + 1) * sizeof(**out));
+	for (i = 0; i < nf; i++) {
+		struct ktracepoint *tp = &(*out)[n++];
+		struct cvar *params;
+		int np = btfk_parameters(btf, &fs[i], &params);
+
+		tp->system = "*";
+		tp->name = fs[i].name + strlen("__traceiter_");
+		tp->nargs = np > 0 ? np - 1 : 0;
+		tp->args = params + 1;
+		for (j = 0; j < tp->nargs; j++) {
+			tp->args[j].value_c = xasprintf("c->tp_args[%d]", j);
+			tp->args[j].addr_c = NULL;
+			tp->args[j].unavailable = NULL;
+		}
+	}
+	return n;
+}
+
 static void fill_point(struct concrete_point *cp, const struct ktracepoint *tp)
 {
 	struct target_scope *sc = xalloc(sizeof(*sc));
@@ -71,14 +104,21 @@ int probe_trace(const struct probe_point *pp, struct concrete_point *out)
 		diag_error(&c->loc, "kernel.trace wants a tracepoint name, e.g. kernel.trace(\"sched_switch\")");
 		return -1;
 	}
-	dw = probes_dwarf(&why);
-	if (!dw) {
-		diag_error(&c->loc, "kernel.trace(\"%s\") needs the kernel's DWARF for the "
-			   "tracepoint's arguments: %s", c->str_arg, why);
-		return -1;
-	}
 	split_name(c->str_arg, &system, &name);
-	n = dw_tracepoints(dw, system, name, &tps);
+	dw = probes_dwarf(&why);
+	if (dw) {
+		n = dw_tracepoints(dw, system, name, &tps);
+	} else {
+		char *bwhy = NULL;
+		struct btf_kernel *btf = probes_btf(&bwhy);
+
+		if (!btf) {
+			diag_error(&c->loc, "kernel.trace(\"%s\") needs the kernel's DWARF or BTF "
+				   "for the tracepoint's arguments: %s; %s", c->str_arg, why, bwhy);
+			return -1;
+		}
+		n = btf_tracepoints(btf, system, name, &tps);
+	}
 	for (i = 0; i < n; i++) {
 		const char *bad = unsupported_arg(&tps[i]);
 
