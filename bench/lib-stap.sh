@@ -9,6 +9,8 @@
 #
 # and gets:
 #   stap_make_build_tree   $BT/build: a build tree for `stap -r`
+#   stap_add_trace_headers the kernel's tracepoint headers in $BT/build,
+#                          for stap's kernel.trace (after the above)
 #   stap_make_runtime      $BT/runtime: a runtime for `stap -R`; sets
 #                          RUNTIME_NOTE to say what was changed
 #   stap_guest_files DIR   staprun, stapio and their libraries in DIR, with
@@ -32,6 +34,23 @@ stap_make_build_tree() {
 		cp "$KVM/System.map" "$b/System.map"
 	else
 		nm -n "$b/vmlinux" > "$b/System.map"
+	fi
+}
+
+# stap finds tracepoints by compiling "tracequery" modules over the
+# headers it globs under the build tree (include/trace/events/*.h,
+# arch/x86/include/asm/trace/*.h, ...) or under the DWARF's comp_dir (a
+# path on Debian's build machine). A Debian headers package keeps them in
+# the -common tree only, so without links kernel.trace finds nothing
+# ("resolution failed in tracepoint builder").
+stap_add_trace_headers() {
+	local b=$BT/build common
+	common=$(sed -n 's|^include \(/.*\)/Makefile$|\1|p' "$HDR/Makefile")
+	[ -n "$common" ] && [ -d "$common/include/trace/events" ] || return 0
+	[ -e "$b/include/trace" ] || ln -s "$common/include/trace" "$b/include/trace" || return 1
+	if [ -d "$common/arch/x86/include/asm/trace" ] && [ ! -e "$b/arch/x86/include/asm/trace" ]; then
+		mkdir -p "$b/arch/x86/include/asm" &&
+		ln -s "$common/arch/x86/include/asm/trace" "$b/arch/x86/include/asm/trace"
 	fi
 }
 
