@@ -1,50 +1,141 @@
 /* kprobe.c - kprobe.function("sym") and kprobe.function("sym").return:
  * raw kprobes by symbol name, no debuginfo needed. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../program.h"
+#include "../cachefile.h"
 
-/* the target kernel's function names (System.map or /proc/kallsyms), if
- * known: a kprobe on a name the kernel does not have fails at translate
- * time, so '?' and '!' can pick another point */
+/*
+ * The target kernel's function names (System.map), if known: a kprobe on
+ * a name the kernel does not have fails at translate time, so '?' and '!'
+ * can pick another point. System.map is ~5 MB and most scripts have no
+ * kprobe, so it is read on the first kprobe point only, and its names are
+ * kept sorted in the cache (one per line) for the next run.
+ */
+static const char *kernel_symbols_file;
+static bool kernel_symbols_loaded;
 static char **kernel_symbols;
 static size_t nkernel_symbols;
-static const char *kernel_symbols_file;
+
+#define SYMBOLS_FORMAT "ktap-symbols 1"
+
+/* where the names will come from when a kprobe needs them */
+void probes_load_symbols(const char *path)
+{
+	kernel_symbols_file = path;
+	kernel_symbols_loaded = false;
+	nkernel_symbols = 0;
+}
 
 static int compare_strings(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-void probes_load_symbols(const char *path)
+static void add_symbol(char *name, size_t *cap)
 {
-	FILE *f = path ? fopen(path, "r") : NULL;
-	char line[512];
+	if (nkernel_symbols == *cap) {
+		*cap = *cap ? 2 * *cap : 65536;
+		kernel_symbols = xrealloc(kernel_symbols, *cap * sizeof(char *));
+	}
+	kernel_symbols[nkernel_symbols++] = name;
+}
+
+/* "ffffffff81000000 T _stext" lines: the text (function) symbols */
+static void parse_system_map(char *text)
+{
+	char *line, *next;
 	size_t cap = 0;
 
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char type, name[256];
+	for (line = text; *line; line = next) {
+		char *type, *name, *end;
 
-		if (sscanf(line, "%*s %c %255s", &type, name) != 2)
+		next = strchr(line, '\n');
+		next = next ? next + 1 : line + strlen(line);
+		type = strchr(line, ' ');
+		if (!type || type >= next || type[1] == '\n' || type[2] != ' ')
 			continue;
-		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+		type++;
+		if (*type != 't' && *type != 'T' && *type != 'w' && *type != 'W')
 			continue;
-		if (nkernel_symbols == cap) {
-			cap = cap ? 2 * cap : 65536;
-			kernel_symbols = xrealloc(kernel_symbols, cap * sizeof(char *));
-		}
-		kernel_symbols[nkernel_symbols++] = xstrdup(name);
+		name = type + 2;
+		end = name + strcspn(name, " \t\n");
+		if (end == name)
+			continue;
+		*end = '\0';
+		add_symbol(name, &cap);
 	}
-	fclose(f);
 	qsort(kernel_symbols, nkernel_symbols, sizeof(char *), compare_strings);
-	kernel_symbols_file = path;
+}
+
+/* the cache's sorted names for this System.map (as it is now), if any */
+static char *names_cache_path(const char *identity)
+{
+	char *dir = cache_private_dir("symbols", true);
+	char *id = xasprintf("%s %s", kernel_symbols_file, identity);
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+	const char *p;
+
+	if (!dir)
+		return NULL;
+	for (p = id; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	return xasprintf("%s/%016llx", dir, (unsigned long long)h);
+}
+
+static bool read_cached_names(const char *path, const char *header)
+{
+	char *body, *line, *next;
+	size_t cap = 0;
+
+	if (!cachefile_read(path, header, &body))
+		return false;
+	for (line = body; *line; line = next) {
+		next = strchr(line, '\n');
+		*next++ = '\0';
+		add_symbol(line, &cap);
+	}
+	return true;
+}
+
+static void write_cached_names(const char *path, const char *header)
+{
+	struct strbuf sb = { 0 };
+	size_t i;
+
+	sb_printf(&sb, "%s\n", header);
+	for (i = 0; i < nkernel_symbols; i++)
+		sb_printf(&sb, "%s\n", kernel_symbols[i]);
+	sb_puts(&sb, "end\n");
+	cachefile_write(path, sb.buf, sb.len);
+	xfree(sb.buf);
+}
+
+static void load_kernel_symbols(void)
+{
+	char *identity, *cached, *header, *text;
+
+	kernel_symbols_loaded = true;
+	if (!kernel_symbols_file || !(identity = cachefile_identity(kernel_symbols_file)))
+		return;
+	cached = names_cache_path(identity);
+	header = xasprintf("%s %s %s", SYMBOLS_FORMAT, identity, kernel_symbols_file);
+	if (cached && read_cached_names(cached, header))
+		return;
+	text = read_whole_file(kernel_symbols_file, NULL);
+	if (!text)
+		return;
+	parse_system_map(text);
+	if (cached)
+		write_cached_names(cached, header);
 }
 
 static bool kernel_has_symbol(const char *name)
 {
+	if (!kernel_symbols_loaded)
+		load_kernel_symbols();
 	if (!nkernel_symbols)
 		return true;	/* nothing to check against */
 	return bsearch(&name, kernel_symbols, nkernel_symbols, sizeof(char *),

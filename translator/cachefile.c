@@ -1,0 +1,68 @@
+/* cachefile.c - small derived files in the private cache.
+ *
+ * Each is written whole under a temporary name and renamed into place, so
+ * two ktap runs writing the same file at once leave one of the two, and a
+ * reader never sees half of one. The first line names the format and the
+ * input it was made from; the last line is "end": a file that does not
+ * have both is made again.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ktap.h"
+#include "cachefile.h"
+
+char *cachefile_identity(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return NULL;
+	return xasprintf("%lld %lld.%09ld %lld.%09ld %llu %llu", (long long)st.st_size,
+			 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+			 (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec,
+			 (unsigned long long)st.st_ino, (unsigned long long)st.st_dev);
+}
+
+bool cachefile_write(const char *path, const char *data, size_t len)
+{
+	static unsigned counter;
+	char *tmp = xasprintf("%s.%d.%u.tmp", path, (int)getpid(), counter++);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	size_t done = 0;
+	ssize_t n = 0;
+	bool ok;
+
+	if (fd < 0) {
+		xfree(tmp);
+		return false;
+	}
+	while (done < len && (n = write(fd, data + done, len - done)) > 0)
+		done += (size_t)n;
+	ok = close(fd) == 0 && done == len && rename(tmp, path) == 0;
+	if (!ok)
+		unlink(tmp);
+	xfree(tmp);
+	return ok;
+}
+
+char *cachefile_read(const char *path, const char *header, char **body)
+{
+	size_t len, hlen = strlen(header);
+	char *text = read_whole_file(path, &len);
+
+	if (!text)
+		return NULL;
+	if (len < hlen + 5 || strncmp(text, header, hlen) != 0 || text[hlen] != '\n' ||
+	    (len >= hlen + 6 && text[len - 5] != '\n') || strcmp(text + len - 4, "end\n") != 0) {
+		xfree(text);
+		return NULL;
+	}
+	text[len - 4] = '\0';
+	*body = text + hlen + 1;
+	return text;
+}
