@@ -645,21 +645,59 @@ static inline void ktap_frame_pop(struct ktap_context *c, size_t size)
 /* ---- locks of script globals ---- */
 
 /*
- * Each script global has an rwlock (static DEFINE_RWLOCK(g_x_lock)). A
- * handler takes the locks of every global it uses before it starts, in one
- * fixed order (the order of the globals in the script), and releases them
- * when done. Locks are only ever tried, MAXTRYLOCK times: the holder may
- * be the very context the probe interrupted, on this CPU.
+ * A script global other than a statistic has an rwlock (static
+ * DEFINE_RWLOCK(g_x_lock)): readers share it, writers have it alone.
+ *
+ * A statistic has one lock per CPU instead (static DEFINE_PER_CPU(
+ * raw_spinlock_t, g_x_lock)), so that <<< never shares a cache line with
+ * another CPU: a handler that only adds to it (s <<< v, a[k] <<< v) takes
+ * its own CPU's lock and changes only its own CPU's part (map.h); one that
+ * reads it (an extractor, foreach, delete, 'in') takes every CPU's lock,
+ * in CPU order, and so sees every part at rest, insertions included.
+ *
+ * A handler takes the locks of every global it uses before it starts, in
+ * one fixed order (the order of the globals in the script, then of the
+ * CPUs), and releases them when done. Locks are only ever tried,
+ * MAXTRYLOCK times each: the holder may be the very context the probe
+ * interrupted, on this CPU.
  */
 
 /**
- * ktap_trylock() - take an rwlock, giving up after MAXTRYLOCK attempts
+ * enum ktap_lock_mode - how a handler locks one global
+ * @KTAP_LOCK_READ: the rwlock, shared
+ * @KTAP_LOCK_WRITE: the rwlock, alone
+ * @KTAP_LOCK_THIS_CPU: a statistic's lock of the CPU the hit runs on
+ * @KTAP_LOCK_ALL_CPUS: every possible CPU's lock of a statistic
+ */
+enum ktap_lock_mode {
+	KTAP_LOCK_READ,
+	KTAP_LOCK_WRITE,
+	KTAP_LOCK_THIS_CPU,
+	KTAP_LOCK_ALL_CPUS,
+};
+
+/**
+ * struct ktap_lock_use - one entry of a handler's generated lock table
+ * @rw: the global's rwlock (KTAP_LOCK_READ, KTAP_LOCK_WRITE)
+ * @cpu: the statistic's per-CPU locks (KTAP_LOCK_THIS_CPU, _ALL_CPUS)
+ * @mode: enum ktap_lock_mode
+ */
+struct ktap_lock_use {
+	union {
+		rwlock_t *rw;
+		raw_spinlock_t __percpu *cpu;
+	};
+	enum ktap_lock_mode mode;
+};
+
+/**
+ * ktap_trylock_rw() - take an rwlock, giving up after MAXTRYLOCK attempts
  * @l: the lock
  * @write: for writing (else for reading)
  *
  * Return: true if taken.
  */
-static bool ktap_trylock(rwlock_t *l, bool write)
+static bool ktap_trylock_rw(rwlock_t *l, bool write)
 {
 	int i;
 
@@ -672,43 +710,135 @@ static bool ktap_trylock(rwlock_t *l, bool write)
 }
 
 /**
- * ktap_unlock() - release a lock taken by ktap_trylock()
+ * ktap_trylock_spin() - take a spinlock, giving up after MAXTRYLOCK attempts
  * @l: the lock
- * @write: as given to ktap_trylock()
+ *
+ * Return: true if taken.
  */
-static inline void ktap_unlock(rwlock_t *l, bool write)
+static inline bool ktap_trylock_spin(raw_spinlock_t *l)
 {
-	if (write)
-		write_unlock(l);
-	else
-		read_unlock(l);
+	int i;
+
+	for (i = 0; i < MAXTRYLOCK; i++) {
+		if (likely(raw_spin_trylock(l)))
+			return true;
+		ndelay(KTAP_TRYLOCKDELAY_NS);
+	}
+	return false;
+}
+
+/**
+ * ktap_unlock_cpus() - release a statistic's locks of the CPUs below @end
+ * @l: the per-CPU locks
+ * @end: the first CPU not locked (nr_cpu_ids for all)
+ */
+static void ktap_unlock_cpus(raw_spinlock_t __percpu *l, int end)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		if (cpu >= end)
+			break;
+		raw_spin_unlock(per_cpu_ptr(l, cpu));
+	}
+}
+
+/**
+ * ktap_trylock_cpus() - take every possible CPU's lock of a statistic
+ * @l: the per-CPU locks
+ *
+ * In CPU order, each within MAXTRYLOCK attempts.
+ *
+ * Return: true if all are taken; false if one was not (none is held then).
+ */
+static bool ktap_trylock_cpus(raw_spinlock_t __percpu *l)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		if (!ktap_trylock_spin(per_cpu_ptr(l, cpu))) {
+			ktap_unlock_cpus(l, cpu);
+			return false;
+		}
+	}
+	return true;
+}
+
+/**
+ * ktap_trylock() - take one global's lock(s) for a handler
+ * @u: the global and the mode
+ *
+ * Preemption disabled (KTAP_LOCK_THIS_CPU: the CPU must not change
+ * before ktap_unlock()).
+ *
+ * Return: true if taken.
+ */
+static inline bool ktap_trylock(const struct ktap_lock_use *u)
+{
+	switch (u->mode) {
+	case KTAP_LOCK_THIS_CPU:
+		return ktap_trylock_spin(this_cpu_ptr(u->cpu));
+	case KTAP_LOCK_ALL_CPUS:
+		return ktap_trylock_cpus(u->cpu);
+	default:
+		return ktap_trylock_rw(u->rw, u->mode == KTAP_LOCK_WRITE);
+	}
+}
+
+/**
+ * ktap_unlock() - release what ktap_trylock() took
+ * @u: as given to ktap_trylock()
+ */
+static inline void ktap_unlock(const struct ktap_lock_use *u)
+{
+	switch (u->mode) {
+	case KTAP_LOCK_THIS_CPU:
+		raw_spin_unlock(this_cpu_ptr(u->cpu));
+		break;
+	case KTAP_LOCK_ALL_CPUS:
+		ktap_unlock_cpus(u->cpu, nr_cpu_ids);
+		break;
+	case KTAP_LOCK_WRITE:
+		write_unlock(u->rw);
+		break;
+	default:
+		read_unlock(u->rw);
+	}
+}
+
+/**
+ * ktap_lock_timeout() - count a hit skipped for a lock it could not take
+ * @c: the context
+ */
+static noinline void ktap_lock_timeout(struct ktap_context *c)
+{
+	if (atomic_inc_return(&ktap_lock_timeouts) == 1)
+		WRITE_ONCE(ktap_lock_timeout_pp, c->pp);
+	ktap_count_skipped();
 }
 
 /**
  * ktap_lock_globals() - take the locks of the globals a handler uses
  * @c: the context
- * @locks: the locks, in the script's global order
- * @writes: for each lock, whether the handler writes the global
- * @n: number of locks
+ * @locks: the handler's lock table, in the script's global order
+ * @n: number of entries
  *
  * Return: true if all are taken; false if one could not be within
  * MAXTRYLOCK tries (those taken are released, the hit is counted as
  * skipped and as a lock timeout, the handler must not run).
  */
-static __maybe_unused bool ktap_lock_globals(struct ktap_context *c,
-					     rwlock_t *const *locks,
-					     const bool *writes, int n)
+static __always_inline bool ktap_lock_globals(struct ktap_context *c,
+					      const struct ktap_lock_use *locks,
+					      int n)
 {
 	int i;
 
 	for (i = 0; i < n; i++) {
-		if (ktap_trylock(locks[i], writes[i]))
+		if (likely(ktap_trylock(&locks[i])))
 			continue;
 		while (i--)
-			ktap_unlock(locks[i], writes[i]);
-		if (atomic_inc_return(&ktap_lock_timeouts) == 1)
-			WRITE_ONCE(ktap_lock_timeout_pp, c->pp);
-		ktap_count_skipped();
+			ktap_unlock(&locks[i]);
+		ktap_lock_timeout(c);
 		return false;
 	}
 	return true;
@@ -716,15 +846,14 @@ static __maybe_unused bool ktap_lock_globals(struct ktap_context *c,
 
 /**
  * ktap_unlock_globals() - release the locks taken by ktap_lock_globals()
- * @locks: the locks
- * @writes: as given to ktap_lock_globals()
- * @n: number of locks
+ * @locks: the handler's lock table
+ * @n: number of entries
  */
-static __maybe_unused void ktap_unlock_globals(rwlock_t *const *locks,
-					       const bool *writes, int n)
+static __always_inline void ktap_unlock_globals(const struct ktap_lock_use *locks,
+						int n)
 {
 	while (n--)
-		ktap_unlock(locks[n], writes[n]);
+		ktap_unlock(&locks[n]);
 }
 
 #endif /* _KTAP_CONTEXT_H */

@@ -10,13 +10,17 @@
  * is an error ("array 'a' is full (MAXMAPENTRIES 2048)"), or, for
  * "global a%[N]", the oldest entry is reused.
  *
- * Locking is the global's rwlock, taken by generated code: lookups under
- * the read lock, changes and foreach under the write lock. Statistics are
- * different: a[k] <<< v runs under the READ lock, on every CPU at once, so
- * a statistics array keeps one table per possible CPU and a CPU only ever
- * changes its own. The extractors and foreach merge the CPUs' tables
- * under the write lock. A statistic without keys (global s; s <<< v) is a
- * statistics array with nkeys = 0: one entry per CPU.
+ * Locking is taken by generated code (context.h). An array of longs or
+ * strings has an rwlock: lookups under the read lock, changes and foreach
+ * under the write lock. Statistics are different: a statistics array keeps
+ * one table per possible CPU, and one lock per CPU. a[k] <<< v takes only
+ * its own CPU's lock and finds or inserts the key in its own CPU's table,
+ * so CPUs adding at once share no lock and no cache line (when the key is
+ * there already: an insertion also bumps the array's creation counter).
+ * The extractors, foreach, delete and 'in' take every CPU's lock and so
+ * see every table at rest while they merge them. A statistic without keys
+ * (global s; s <<< v) is a statistics array with nkeys = 0: one entry per
+ * CPU.
  *
  * Memory per array and table, with S = MAXSTRINGLEN (512), N = max
  * entries (MAXMAPENTRIES, 2048), B = histogram buckets (128 for log):
@@ -138,7 +142,7 @@ struct ktap_map_table {
 	struct list_head free;
 	int64_t n;
 	char *mem;
-};
+} ____cacheline_aligned_in_smp;	/* a CPU inserting changes only its own */
 
 /**
  * struct ktap_map_item - one element a foreach visits
@@ -184,7 +188,8 @@ struct ktap_map_iter {
  * @ntables: tables in @tables: nr_cpu_ids for statistics, else 1
  * @tables: the tables; for statistics indexed by CPU, @mem NULL for a CPU
  *	that is not possible
- * @seq: creation counter
+ * @seq: creation counter; on a cache line of its own with what foreach
+ *	changes, away from what every <<< reads
  * @mark: foreach: generation of ktap_map_entry.mark
  * @iters: the foreach iterators
  */
@@ -195,7 +200,7 @@ struct ktap_map {
 	size_t val_off, val_size, str_off, stride;
 	int ntables;
 	struct ktap_map_table *tables;
-	atomic64_t seq;
+	atomic64_t seq ____cacheline_aligned_in_smp;
 	u32 mark;
 	struct ktap_map_iter iters[KTAP_MAP_ITER_DEPTH];
 };
@@ -444,7 +449,7 @@ static bool ktap_map_match(const struct ktap_map *m,
  * @k: the keys
  * @hash: ktap_map_hash() of @k
  *
- * Safe against another CPU inserting into @t (statistics, read lock).
+ * The caller holds @t's lock: the array's, or for statistics @t's CPU's.
  *
  * Return: the entry, or NULL.
  */
@@ -692,7 +697,8 @@ static __maybe_unused int64_t ktap_map_add_long(struct ktap_context *c,
  * @m: the array
  * @k: the keys
  *
- * Read lock. For statistics: the key has data on some CPU.
+ * Read lock; for statistics every CPU's lock. For statistics: the key
+ * has data on some CPU.
  *
  * Return: true if present.
  */
@@ -715,7 +721,8 @@ static __maybe_unused bool ktap_map_exists(struct ktap_map *m,
  * @k: the keys; those in @wild_mask are ignored
  * @wild_mask: the components written '*', bit i for key i + 1
  *
- * Read lock. Scans the array unless @wild_mask is 0.
+ * Read lock; for statistics every CPU's lock. Scans the array unless
+ * @wild_mask is 0.
  *
  * Return: true if some element matches.
  */
@@ -742,7 +749,8 @@ static __maybe_unused bool ktap_map_exists_slice(struct ktap_map *m,
  * @m: the array
  * @k: the keys
  *
- * Write lock. Deleting an absent element does nothing.
+ * Write lock; for statistics every CPU's lock. Deleting an absent element
+ * does nothing.
  */
 static __maybe_unused void ktap_map_delete(struct ktap_map *m,
 					   const union ktap_key *k)
@@ -812,8 +820,10 @@ static __maybe_unused void ktap_map_clear(struct ktap_map *m)
  * @v: the value
  * @loc: the script location
  *
- * READ lock, any CPU at once: changes only this CPU's table. A table that
- * is full is an error (or, for a%[N], reuses this CPU's oldest entry).
+ * This CPU's lock of @m only (KTAP_LOCK_THIS_CPU), any CPU at once: finds
+ * or inserts the key in this CPU's table and changes only that. A table
+ * that is full is an error (or, for a%[N], reuses this CPU's oldest
+ * entry).
  */
 static __maybe_unused void ktap_map_stat_add(struct ktap_context *c,
 					     struct ktap_map *m,
@@ -834,7 +844,7 @@ static __maybe_unused void ktap_map_stat_add(struct ktap_context *c,
  * @k: the keys (NULL without keys)
  * @agg: filled in
  *
- * Write lock. Without keys all CPUs are merged at once, an array element
+ * Every CPU's lock. Without keys all CPUs are merged at once, an array element
  * pairwise in CPU order (see stat.h).
  *
  * Return: true if the key has data (count > 0).
@@ -939,7 +949,7 @@ static void ktap_map_collect_stat(struct ktap_map *m, struct ktap_map_table *t,
  * ktap_map_size() - number of elements
  * @m: the array
  *
- * For statistics: of distinct keys over the CPUs (write lock).
+ * For statistics: of distinct keys over the CPUs (every CPU's lock).
  *
  * Return: the count.
  */
@@ -1053,9 +1063,10 @@ static void ktap_map_iter_collect(struct ktap_map_iter *it, char agg,
  * @wild_mask: components of @slice written '*', bit i for key i + 1
  * @loc: the script location
  *
- * Write lock. Ties in the sort key keep creation order. The array must not
- * change until ktap_map_iter_end() (the translator rejects changes).
- * Up to KTAP_MAP_ITER_DEPTH loops over one array may be nested.
+ * Write lock (statistics: every CPU's lock). Ties in the sort key keep
+ * creation order. The array must not change until ktap_map_iter_end()
+ * (the translator rejects changes). Up to KTAP_MAP_ITER_DEPTH loops over
+ * one array may be nested.
  *
  * Return: the iterator, before its first element; NULL (and c->error set)
  * when nested too deep. Every non-NULL iterator is given back with

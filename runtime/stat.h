@@ -3,10 +3,10 @@
  * ktap runtime: statistics and histograms.
  *
  * A statistic (s <<< v, a[k] <<< v) accumulates per CPU: each CPU updates
- * only its own struct ktap_stat_data, under the global's read lock. The
- * extractors (@count, @sum, @min, @max, @avg, @variance, @hist_log,
- * @hist_linear) merge the CPUs' data into a struct ktap_stat_agg, under
- * the write lock. map.h keeps the per-CPU data; this file does the
+ * only its own struct ktap_stat_data, under its own CPU's lock of the
+ * global. The extractors (@count, @sum, @min, @max, @avg, @variance,
+ * @hist_log, @hist_linear) merge the CPUs' data into a struct
+ * ktap_stat_agg, under every CPU's lock (context.h). map.h keeps the per-CPU data; this file does the
  * arithmetic and draws the histograms.
  *
  * The numbers are SystemTap's, computed the way SystemTap computes them:

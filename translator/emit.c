@@ -1377,19 +1377,31 @@ static void emit_function(struct emitter *em, struct strbuf *out,
 	em->fn = NULL;
 }
 
+/* how the runtime locks a global for a handler (runtime/context.h): a
+ * statistic has one lock per CPU, so that <<< on different CPUs never
+ * shares a lock; other globals have one rwlock */
+static const char *lock_mode_c(const struct symbol *g, enum global_lock mode)
+{
+	if (g->type == TY_STATS)
+		return mode == GLOBAL_LOCK_ADD ? "KTAP_LOCK_THIS_CPU" : "KTAP_LOCK_ALL_CPUS";
+	return mode == GLOBAL_LOCK_READ ? "KTAP_LOCK_READ" : "KTAP_LOCK_WRITE";
+}
+
 static void emit_lock_tables(struct strbuf *out, const struct resolved_probe *rp)
 {
 	int i;
 
 	if (!rp->nglobals_used)
 		return;
-	sb_printf(out, "static rwlock_t *const probe_%d_locks[] = {", rp->index);
-	for (i = 0; i < rp->nglobals_used; i++)
-		sb_printf(out, " &g_%s_lock,", rp->globals_used[i]->name);
-	sb_printf(out, " };\nstatic const bool probe_%d_writes[] = {", rp->index);
-	for (i = 0; i < rp->nglobals_used; i++)
-		sb_printf(out, " %s,", rp->global_written[i] ? "true" : "false");
-	sb_puts(out, " };\n");
+	sb_printf(out, "static const struct ktap_lock_use probe_%d_locks[] = {\n", rp->index);
+	for (i = 0; i < rp->nglobals_used; i++) {
+		const struct symbol *g = rp->globals_used[i];
+
+		sb_printf(out, "\t{ .%s = &g_%s_lock, .mode = %s },\n",
+			  g->type == TY_STATS ? "cpu" : "rw", g->name,
+			  lock_mode_c(g, rp->global_lock[i]));
+	}
+	sb_puts(out, "};\n");
 }
 
 /* a .return probe's @entry() values, computed by the kretprobe's entry
@@ -1445,8 +1457,8 @@ static void emit_probe(struct emitter *em, struct strbuf *out,
 	sb_printf(out, "static void probe_%d(struct ktap_context *c)\n{\n"
 		       "\tstruct frame_probe_%d *f;\n\n", rp->index, rp->index);
 	if (rp->nglobals_used)
-		sb_printf(out, "\tif (!ktap_lock_globals(c, probe_%d_locks, probe_%d_writes, %d))\n"
-			       "\t\treturn;\n", rp->index, rp->index, rp->nglobals_used);
+		sb_printf(out, "\tif (!ktap_lock_globals(c, probe_%d_locks, %d))\n"
+			       "\t\treturn;\n", rp->index, rp->nglobals_used);
 	sb_puts(out, "\tf = ktap_frame_alloc(c, sizeof(*f));\n\tif (!f)\n\t\tgoto unlock;\n");
 	init_frame(em, out, rp->locals, rp->nlocals);
 	sb_puts(out, body.buf ? body.buf : "");
@@ -1454,8 +1466,8 @@ static void emit_probe(struct emitter *em, struct strbuf *out,
 	end_iterators(em, out);
 	sb_printf(out, "\tktap_frame_pop(c, sizeof(*f));\nunlock:\n");
 	if (rp->nglobals_used)
-		sb_printf(out, "\tktap_unlock_globals(probe_%d_locks, probe_%d_writes, %d);\n",
-			  rp->index, rp->index, rp->nglobals_used);
+		sb_printf(out, "\tktap_unlock_globals(probe_%d_locks, %d);\n",
+			  rp->index, rp->nglobals_used);
 	sb_puts(out, "\treturn;\n}\n\n");
 }
 
@@ -1509,7 +1521,11 @@ static void emit_globals(struct emitter *em, struct strbuf *out)
 			sb_printf(out, "static int64_t g_%s = %lldLL;\n", g->name,
 				  initval ? (long long)initval->num : 0LL);
 		}
-		sb_printf(out, "static DEFINE_RWLOCK(g_%s_lock);\n", g->name);
+		if (g->type == TY_STATS)
+			sb_printf(out, "static DEFINE_PER_CPU(raw_spinlock_t, g_%s_lock) = "
+				       "__RAW_SPIN_LOCK_UNLOCKED(g_%s_lock);\n", g->name, g->name);
+		else
+			sb_printf(out, "static DEFINE_RWLOCK(g_%s_lock);\n", g->name);
 	}
 	sb_printf(out, "\nstatic int ktap_globals_init(void)\n{\n%s\treturn 0;\n}\n\n",
 		  init.buf);

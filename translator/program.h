@@ -52,6 +52,13 @@ struct concrete_point {
 	struct concrete_point *next;
 };
 
+/* how a handler locks a global it uses (runtime/context.h) */
+enum global_lock {
+	GLOBAL_LOCK_READ,	/* only reads it */
+	GLOBAL_LOCK_WRITE,	/* changes it, or merges a statistic's per-CPU parts */
+	GLOBAL_LOCK_ADD,	/* a statistic it only adds to (<<<): its own CPU's part */
+};
+
 /* a probe handler: one body, armed at one or more points */
 struct resolved_probe {
 	int index;
@@ -62,8 +69,8 @@ struct resolved_probe {
 	int nlocals;
 	struct expr **entry_exprs;	/* .return: @entry values, saved at entry */
 	int nentry_exprs;
-	struct symbol **globals_used;	/* sorted by index; read or written */
-	bool *global_written;		/* parallel to globals_used */
+	struct symbol **globals_used;	/* sorted by index; the ones it uses */
+	enum global_lock *global_lock;	/* parallel to globals_used */
 	int nglobals_used;
 };
 

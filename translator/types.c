@@ -802,7 +802,7 @@ void types_infer(struct resolver *r)
 /* ---- which globals each handler touches ---- */
 
 struct global_use {
-	bool *read, *written;
+	bool *read, *written, *added;
 };
 
 static void use_global(struct global_use *u, struct symbol *s, bool write)
@@ -813,6 +813,13 @@ static void use_global(struct global_use *u, struct symbol *s, bool write)
 		u->written[s->index] = true;
 	else
 		u->read[s->index] = true;
+}
+
+/* s <<< v, a[k] <<< v: adds to this CPU's part of the statistic only */
+static void use_global_add(struct global_use *u, struct symbol *s)
+{
+	if (s && s->kind == SYM_GLOBAL)
+		u->added[s->index] = true;
 }
 
 static void uses_in_expr(struct program *prog, struct expr *e,
@@ -854,6 +861,19 @@ static int function_index(struct program *prog, struct function *fn)
 	return -1;
 }
 
+/* the globals the operands of e use, not e itself */
+static void uses_in_operands(struct program *prog, struct expr *e,
+			     struct global_use *u, struct global_use *fn_uses)
+{
+	int i;
+
+	uses_in_expr(prog, e->lhs, u, fn_uses);
+	uses_in_expr(prog, e->rhs, u, fn_uses);
+	uses_in_expr(prog, e->cond, u, fn_uses);
+	for (i = 0; i < e->nargs; i++)
+		uses_in_expr(prog, e->args[i], u, fn_uses);
+}
+
 static void uses_in_expr(struct program *prog, struct expr *e,
 			 struct global_use *u, struct global_use *fn_uses)
 {
@@ -861,12 +881,19 @@ static void uses_in_expr(struct program *prog, struct expr *e,
 
 	if (!e)
 		return;
+	/* <<< only adds to this CPU's part: the array itself is not read,
+	 * only its keys and the value are evaluated */
+	if (e->kind == EX_STAT_ADD && e->lhs) {
+		use_global_add(u, e->lhs->sym);
+		uses_in_operands(prog, e->lhs, u, fn_uses);
+		uses_in_expr(prog, e->rhs, u, fn_uses);
+		return;
+	}
 	if (e->kind == EX_VAR || e->kind == EX_INDEX || e->kind == EX_IN)
 		use_global(u, e->sym, false);
 	if ((e->kind == EX_ASSIGN || e->kind == EX_INCDEC) && e->lhs)
 		use_global(u, e->lhs->sym, true);
-	/* reading an aggregate merges every CPU's part: exclusive. Adding
-	 * with <<< only needs the read lock: each CPU adds to its own part */
+	/* reading an aggregate merges every CPU's part: exclusive */
 	if ((e->kind == EX_STAT_OP || e->kind == EX_HIST) && e->lhs)
 		use_global(u, e->lhs->sym, true);
 	if (e->kind == EX_CALL && e->fn) {
@@ -875,13 +902,10 @@ static void uses_in_expr(struct program *prog, struct expr *e,
 		for (i = 0; fi >= 0 && i < prog->nglobals; i++) {
 			u->read[i] |= fn_uses[fi].read[i];
 			u->written[i] |= fn_uses[fi].written[i];
+			u->added[i] |= fn_uses[fi].added[i];
 		}
 	}
-	uses_in_expr(prog, e->lhs, u, fn_uses);
-	uses_in_expr(prog, e->rhs, u, fn_uses);
-	uses_in_expr(prog, e->cond, u, fn_uses);
-	for (i = 0; i < e->nargs; i++)
-		uses_in_expr(prog, e->args[i], u, fn_uses);
+	uses_in_operands(prog, e, u, fn_uses);
 }
 
 static struct global_use new_use(int n)
@@ -890,6 +914,7 @@ static struct global_use new_use(int n)
 
 	u.read = xalloc((n + 1) * sizeof(bool));
 	u.written = xalloc((n + 1) * sizeof(bool));
+	u.added = xalloc((n + 1) * sizeof(bool));
 	return u;
 }
 
@@ -898,8 +923,17 @@ static int count_uses(const struct global_use *u, int n)
 	int i, c = 0;
 
 	for (i = 0; i < n; i++)
-		c += u->read[i] || u->written[i];
+		c += u->read[i] + u->written[i] + u->added[i];
 	return c;
+}
+
+/* a statistic that is only added to needs its own CPU's part; any other
+ * use (an extractor, foreach, delete, 'in') locks it whole */
+static enum global_lock lock_mode_of(const struct global_use *u, int g)
+{
+	if (u->written[g])
+		return GLOBAL_LOCK_WRITE;
+	return u->read[g] ? GLOBAL_LOCK_READ : GLOBAL_LOCK_ADD;
 }
 
 void globals_collect(struct resolver *r)
@@ -930,12 +964,12 @@ void globals_collect(struct resolver *r)
 		for (cp = rp->points; cp; cp = cp->next)
 			uses_in_expr(prog, cp->cond, &u, fn_uses);
 		rp->globals_used = xalloc((ng + 1) * sizeof(*rp->globals_used));
-		rp->global_written = xalloc((ng + 1) * sizeof(bool));
+		rp->global_lock = xalloc((ng + 1) * sizeof(*rp->global_lock));
 		for (j = 0; j < ng; j++) {
-			if (!u.read[j] && !u.written[j])
+			if (!u.read[j] && !u.written[j] && !u.added[j])
 				continue;
 			rp->globals_used[rp->nglobals_used] = prog->globals[j];
-			rp->global_written[rp->nglobals_used++] = u.written[j];
+			rp->global_lock[rp->nglobals_used++] = lock_mode_of(&u, j);
 		}
 	}
 }

@@ -556,15 +556,16 @@ static void test_layout(struct ktap_context *c)
 }
 
 /* probe begin */
-static rwlock_t *const probe_0_locks[] = { &g_all_lock, };
-static const bool probe_0_writes[] = { true, };
+static const struct ktap_lock_use probe_0_locks[] = {
+	{ .rw = &g_all_lock, .mode = KTAP_LOCK_WRITE },
+};
 
 static void probe_0(struct ktap_context *c)
 {
 	struct ktap_stat_agg *agg;
 	char *buf;
 
-	if (!ktap_lock_globals(c, probe_0_locks, probe_0_writes, 1))
+	if (!ktap_lock_globals(c, probe_0_locks, 1))
 		return;
 	agg = ktap_frame_push(c, sizeof(*agg));
 	buf = ktap_frame_push(c, 2 * MAXSTRINGLEN);
@@ -583,14 +584,15 @@ static void probe_0(struct ktap_context *c)
 	test_stat_arrays(c, agg);
 	ktap_printf(c, "t end %s\n", c->error ?: "no error");
 out:
-	ktap_unlock_globals(probe_0_locks, probe_0_writes, 1);
+	ktap_unlock_globals(probe_0_locks, 1);
 }
 
 /* probe timer.ms(10) */
-static rwlock_t *const probe_1_locks[] = {
-	&g_all_lock, &g_tick_lock, &g_ticks_lock,
+static const struct ktap_lock_use probe_1_locks[] = {
+	{ .rw = &g_all_lock, .mode = KTAP_LOCK_WRITE },
+	{ .rw = &g_tick_lock, .mode = KTAP_LOCK_READ },
+	{ .rw = &g_ticks_lock, .mode = KTAP_LOCK_WRITE },
 };
-static const bool probe_1_writes[] = { true, false, true, };
 
 static void probe_1(struct ktap_context *c)
 {
@@ -598,7 +600,7 @@ static void probe_1(struct ktap_context *c)
 	struct ktap_map_iter *it[3];
 	int i;
 
-	if (!ktap_lock_globals(c, probe_1_locks, probe_1_writes, 3))
+	if (!ktap_lock_globals(c, probe_1_locks, 3))
 		return;
 	ktap_map_stat_add(c, g_tick, NULL, 1, LOC);
 	if (++g_ticks != 1)
@@ -621,12 +623,14 @@ static void probe_1(struct ktap_context *c)
 		break;
 	}
 out:
-	ktap_unlock_globals(probe_1_locks, probe_1_writes, 3);
+	ktap_unlock_globals(probe_1_locks, 3);
 }
 
 /* probe kprobe.function("__x64_sys_openat"): /tmp/mtA-N, /tmp/mtB-N */
-static rwlock_t *const probe_2_locks[] = { &g_pc_lock, &g_ps_lock, };
-static const bool probe_2_writes[] = { false, false, };
+static const struct ktap_lock_use probe_2_locks[] = {
+	{ .rw = &g_pc_lock, .mode = KTAP_LOCK_READ },
+	{ .rw = &g_ps_lock, .mode = KTAP_LOCK_READ },
+};
 
 static void probe_2(struct ktap_context *c)
 {
@@ -653,18 +657,20 @@ static void probe_2(struct ktap_context *c)
 		return;
 	s[8] = '\0';
 	k[0].s = s + 7;
-	if (!ktap_lock_globals(c, probe_2_locks, probe_2_writes, 2))
+	if (!ktap_lock_globals(c, probe_2_locks, 2))
 		return;
 	ktap_map_stat_add(c, g_pc, k, n, LOC);
 	ktap_map_stat_add(c, g_ps, NULL, n, LOC);
-	ktap_unlock_globals(probe_2_locks, probe_2_writes, 2);
+	ktap_unlock_globals(probe_2_locks, 2);
 }
 
 /* probe end */
-static rwlock_t *const probe_3_locks[] = {
-	&g_pc_lock, &g_ps_lock, &g_tick_lock, &g_ticks_lock,
+static const struct ktap_lock_use probe_3_locks[] = {
+	{ .rw = &g_pc_lock, .mode = KTAP_LOCK_WRITE },
+	{ .rw = &g_ps_lock, .mode = KTAP_LOCK_WRITE },
+	{ .rw = &g_tick_lock, .mode = KTAP_LOCK_WRITE },
+	{ .rw = &g_ticks_lock, .mode = KTAP_LOCK_WRITE },
 };
-static const bool probe_3_writes[] = { true, true, true, true, };
 
 static void probe_3(struct ktap_context *c)
 {
@@ -673,7 +679,7 @@ static void probe_3(struct ktap_context *c)
 	union ktap_key k[1];
 	int cpus = 0;
 
-	if (!ktap_lock_globals(c, probe_3_locks, probe_3_writes, 4))
+	if (!ktap_lock_globals(c, probe_3_locks, 4))
 		return;
 	agg = ktap_frame_push(c, sizeof(*agg));
 	if (unlikely(c->error))
@@ -701,7 +707,7 @@ static void probe_3(struct ktap_context *c)
 	ktap_printf(c, "end ticks %s %d\n",
 		    agg->count == g_ticks ? "ok" : "MISMATCH", g_ticks);
 out:
-	ktap_unlock_globals(probe_3_locks, probe_3_writes, 4);
+	ktap_unlock_globals(probe_3_locks, 4);
 }
 
 static const struct ktap_probe ktap_probes[] = {

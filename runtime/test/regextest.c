@@ -655,8 +655,10 @@ out:
 }
 
 /* probe kprobe.function("__x64_sys_openat") */
-static rwlock_t *const probe_1_locks[] = { &g_opens_lock, &g_sum_lock, };
-static const bool probe_1_writes[] = { true, true, };
+static const struct ktap_lock_use probe_1_locks[] = {
+	{ .rw = &g_opens_lock, .mode = KTAP_LOCK_WRITE },
+	{ .rw = &g_sum_lock, .mode = KTAP_LOCK_WRITE },
+};
 
 static void probe_1(struct ktap_context *c)
 {
@@ -683,23 +685,25 @@ static void probe_1(struct ktap_context *c)
 	ktap_regex_matched(c, s, 1, NULL);
 	if (unlikely(c->error) || kstrtoll(s, 10, &n))
 		return;
-	if (!ktap_lock_globals(c, probe_1_locks, probe_1_writes, 2))
+	if (!ktap_lock_globals(c, probe_1_locks, 2))
 		return;
 	g_opens++;
 	g_sum += n;
-	ktap_unlock_globals(probe_1_locks, probe_1_writes, 2);
+	ktap_unlock_globals(probe_1_locks, 2);
 	ktap_printf(c, "open %d\n", (int64_t)n);
 }
 
 /* probe timer.ms(10) */
-static rwlock_t *const probe_2_locks[] = { &g_resets_lock, &g_bad_lock, };
-static const bool probe_2_writes[] = { true, true, };
+static const struct ktap_lock_use probe_2_locks[] = {
+	{ .rw = &g_resets_lock, .mode = KTAP_LOCK_WRITE },
+	{ .rw = &g_bad_lock, .mode = KTAP_LOCK_WRITE },
+};
 
 static void probe_2(struct ktap_context *c)
 {
 	char *s;
 
-	if (!ktap_lock_globals(c, probe_2_locks, probe_2_writes, 2))
+	if (!ktap_lock_globals(c, probe_2_locks, 2))
 		return;
 	s = ktap_frame_push(c, MAXSTRINGLEN);
 	if (unlikely(c->error))
@@ -718,22 +722,24 @@ static void probe_2(struct ktap_context *c)
 	    c->re_caps[4] != strchr(s, ':') + 1 - s || c->re_caps[5] != strlen(s))
 		g_bad++;
 out:
-	ktap_unlock_globals(probe_2_locks, probe_2_writes, 2);
+	ktap_unlock_globals(probe_2_locks, 2);
 }
 
 /* probe end */
-static rwlock_t *const probe_3_locks[] = {
-	&g_opens_lock, &g_sum_lock, &g_resets_lock, &g_bad_lock,
+static const struct ktap_lock_use probe_3_locks[] = {
+	{ .rw = &g_opens_lock, .mode = KTAP_LOCK_READ },
+	{ .rw = &g_sum_lock, .mode = KTAP_LOCK_READ },
+	{ .rw = &g_resets_lock, .mode = KTAP_LOCK_READ },
+	{ .rw = &g_bad_lock, .mode = KTAP_LOCK_READ },
 };
-static const bool probe_3_writes[] = { false, false, false, false, };
 
 static void probe_3(struct ktap_context *c)
 {
-	if (!ktap_lock_globals(c, probe_3_locks, probe_3_writes, 4))
+	if (!ktap_lock_globals(c, probe_3_locks, 4))
 		return;
 	ktap_printf(c, "end opens=%d sum=%d bad=%d resets %s\n", g_opens, g_sum,
 		    g_bad, g_resets > 0 ? "counted" : "none");
-	ktap_unlock_globals(probe_3_locks, probe_3_writes, 4);
+	ktap_unlock_globals(probe_3_locks, 4);
 }
 
 static const struct ktap_probe ktap_probes[] = {

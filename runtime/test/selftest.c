@@ -151,15 +151,16 @@ out:
 }
 
 /* probe timer.ms(100) */
-static rwlock_t *const probe_1_locks[] = { &g_ticks_lock, };
-static const bool probe_1_writes[] = { true, };
+static const struct ktap_lock_use probe_1_locks[] = {
+	{ .rw = &g_ticks_lock, .mode = KTAP_LOCK_WRITE },
+};
 
 static void probe_1(struct ktap_context *c)
 {
 	int64_t ticks, i;
 	char *s;
 
-	if (!ktap_lock_globals(c, probe_1_locks, probe_1_writes, 1))
+	if (!ktap_lock_globals(c, probe_1_locks, 1))
 		return;
 	ticks = ++g_ticks;
 	ktap_printf(c, "tick %d\n", ticks);
@@ -221,12 +222,13 @@ static void probe_1(struct ktap_context *c)
 		break;
 	}
 out:
-	ktap_unlock_globals(probe_1_locks, probe_1_writes, 1);
+	ktap_unlock_globals(probe_1_locks, 1);
 }
 
 /* probe kprobe.function("__x64_sys_openat") */
-static rwlock_t *const probe_2_locks[] = { &g_opens_lock, };
-static const bool probe_2_writes[] = { true, };
+static const struct ktap_lock_use probe_2_locks[] = {
+	{ .rw = &g_opens_lock, .mode = KTAP_LOCK_WRITE },
+};
 
 static void probe_2(struct ktap_context *c)
 {
@@ -247,10 +249,10 @@ static void probe_2(struct ktap_context *c)
 			 "near identifier 'user_string' at selftest.stp:14:30");
 	if (unlikely(c->error))
 		goto out;
-	if (!ktap_lock_globals(c, probe_2_locks, probe_2_writes, 1))
+	if (!ktap_lock_globals(c, probe_2_locks, 1))
 		goto out;
 	g_opens++;
-	ktap_unlock_globals(probe_2_locks, probe_2_writes, 1);
+	ktap_unlock_globals(probe_2_locks, 1);
 	ktap_printf(c, "open %d %s %s\n", (int64_t)current->tgid,
 		    current->comm, s);
 out:
@@ -258,33 +260,35 @@ out:
 }
 
 /* probe kprobe.function("__x64_sys_openat").return */
-static rwlock_t *const probe_3_locks[] = { &g_rets_lock, };
-static const bool probe_3_writes[] = { true, };
+static const struct ktap_lock_use probe_3_locks[] = {
+	{ .rw = &g_rets_lock, .mode = KTAP_LOCK_WRITE },
+};
 
 static void probe_3(struct ktap_context *c)
 {
-	if (!ktap_lock_globals(c, probe_3_locks, probe_3_writes, 1))
+	if (!ktap_lock_globals(c, probe_3_locks, 1))
 		return;
 	g_rets++;
-	ktap_unlock_globals(probe_3_locks, probe_3_writes, 1);
+	ktap_unlock_globals(probe_3_locks, 1);
 }
 
 /* probe end */
-static rwlock_t *const probe_4_locks[] = {
-	&g_opens_lock, &g_rets_lock, &g_ticks_lock,
+static const struct ktap_lock_use probe_4_locks[] = {
+	{ .rw = &g_opens_lock, .mode = KTAP_LOCK_READ },
+	{ .rw = &g_rets_lock, .mode = KTAP_LOCK_READ },
+	{ .rw = &g_ticks_lock, .mode = KTAP_LOCK_READ },
 };
-static const bool probe_4_writes[] = { false, false, false, };
 
 static void probe_4(struct ktap_context *c)
 {
-	if (!ktap_lock_globals(c, probe_4_locks, probe_4_writes, 3))
+	if (!ktap_lock_globals(c, probe_4_locks, 3))
 		return;
 	ktap_printf(c, "end opens=%d rets=%d ticks=%d\n", g_opens, g_rets,
 		    g_ticks);
 	if (ktap_target == 9)
 		ktap_error(c, "error in end",
 			   "near identifier 'error' at selftest.stp:50:3");
-	ktap_unlock_globals(probe_4_locks, probe_4_writes, 3);
+	ktap_unlock_globals(probe_4_locks, 3);
 }
 
 static const struct ktap_probe ktap_probes[] = {
