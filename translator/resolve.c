@@ -1,11 +1,10 @@
 /* resolve.c - pass 2: from a parsed script to a resolved program.
  *
- * Loads the tapsets, expands probe aliases and wildcards, asks the probe
+ * Loads the tapsets the script needs, expands probe aliases and wildcards, asks the probe
  * providers (probes/...c) to resolve each probe point, resolves names
  * (symbols.c) and infers types (types.c). Every error is reported; the
  * caller stops when diag_error_count() is non-zero.
  */
-#include <dirent.h>
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,64 +15,125 @@
 
 #define MAX_ALIAS_DEPTH 16
 
-/* ---- tapsets ---- */
+/* ---- tapsets, loaded on demand ---- */
 
-static int compare_names(const void *a, const void *b)
+/*
+ * The tapset index (tapindex.c) says what each tapset file defines. A
+ * file is parsed and joins r->files when the script reaches something in
+ * it: a probe point that matches one of its aliases, a call to one of its
+ * functions, a name that is one of its globals. What it uses in turn loads
+ * more files. r->files keeps the order of the tapset path (the user's
+ * file, the -I directories, tapsets/, the generated syscall tapset, each
+ * in name order), so the first definition found is the one it was when
+ * every file was parsed.
+ */
+
+/* a file's place in the order: the user's first */
+static int file_rank(const struct resolver *r, const struct file *f)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* parse every .stp file of one tapset directory, in name order */
-static void load_tapset_dir(struct resolver *r, const char *dir)
-{
-	struct dirent *de;
-	char **names = NULL;
-	int n = 0, i;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-
-		if (len > 4 && strcmp(de->d_name + len - 4, ".stp") == 0) {
-			names = xrealloc(names, (n + 1) * sizeof(*names));
-			names[n++] = xasprintf("%s/%s", dir, de->d_name);
-		}
-	}
-	closedir(d);
-	if (n > 1)
-		qsort(names, n, sizeof(*names), compare_names);
-	for (i = 0; i < n; i++) {
-		struct source *src = source_from_file(names[i]);
-		struct file *f;
-
-		if (!src)
-			continue;
-		src->is_tapset = true;
-		f = parse_source(src);
-		if (f) {
-			struct file **tail = &r->files;
-
-			while (*tail)
-				tail = &(*tail)->next;
-			*tail = f;
-		}
-	}
-	xfree(names);
-}
-
-static void load_tapsets(struct resolver *r)
-{
-	const char *dir;
 	int i;
 
-	for (i = 0; i < r->opt->ninclude_dirs; i++)
-		load_tapset_dir(r, r->opt->include_dirs[i]);
-	load_tapset_dir(r, xasprintf("%s/tapsets", r->opt->data_dir));
-	/* syscall.NAME for every system call of the target kernel */
-	if ((dir = syscalls_tapset_dir(r->opt)))
-		load_tapset_dir(r, dir);
+	for (i = 0; i < r->tapsets->n; i++)
+		if (r->tapsets->entries[i].file == f)
+			return i;
+	return -1;
+}
+
+static void insert_in_order(struct resolver *r, struct file *f, int rank)
+{
+	struct file **pos = &r->files->next;	/* after the user's file */
+
+	while (*pos && file_rank(r, *pos) < rank)
+		pos = &(*pos)->next;
+	f->next = *pos;
+	*pos = f;
+}
+
+/* prog->globals in the order of the files that declare them */
+static void order_globals(struct resolver *r)
+{
+	struct program *prog = r->prog;
+	struct file *f;
+	struct global_decl *g;
+	int n = 0;
+
+	for (f = r->files; f; f = f->next)
+		for (g = f->globals; g; g = g->next)
+			if (g->sym && n < prog->nglobals && g->sym->global == g) {
+				g->sym->index = n;
+				prog->globals[n++] = g->sym;
+			}
+}
+
+static void load_tapset(struct resolver *r, struct tapset_entry *e)
+{
+	struct file *f;
+	struct global_decl *g;
+
+	if (e->loaded)
+		return;
+	e->loaded = true;
+	f = tapindex_parse(r->tapsets, e);
+	if (!f)
+		return;
+	if (r->opt->verbose >= 2)
+		fprintf(stderr, "Pass 2: using tapset %s\n", e->path);
+	insert_in_order(r, f, e->rank);
+	for (g = f->globals; g; g = g->next)
+		sym_add_global(r, g);
+	order_globals(r);
+}
+
+/* files the index cannot describe are loaded as before: always */
+static void load_eager_tapsets(struct resolver *r)
+{
+	int i;
+
+	for (i = 0; i < r->tapsets->n; i++)
+		if (r->tapsets->entries[i].eager)
+			load_tapset(r, &r->tapsets->entries[i]);
+}
+
+void tapsets_need_function(struct resolver *r, const char *name)
+{
+	int i;
+
+	for (i = 0; i < r->tapsets->n; i++) {
+		struct tapset_entry *e = &r->tapsets->entries[i];
+
+		if (!e->loaded && tapindex_defines_function(e, name))
+			load_tapset(r, e);
+	}
+}
+
+void tapsets_need_global(struct resolver *r, const char *name)
+{
+	int i;
+
+	for (i = 0; i < r->tapsets->n; i++) {
+		struct tapset_entry *e = &r->tapsets->entries[i];
+
+		if (!e->loaded && tapindex_defines_global(e, name))
+			load_tapset(r, e);
+	}
+}
+
+/* every public function name of the tapsets, for "did you mean" */
+const char **tapsets_function_names(const struct resolver *r, int *n)
+{
+	const char **names = NULL;
+	int i, j;
+
+	*n = 0;
+	for (i = 0; i < r->tapsets->n; i++) {
+		const struct tapset_entry *e = &r->tapsets->entries[i];
+
+		for (j = 0; j < e->nfunctions; j++) {
+			names = xrealloc(names, (*n + 1) * sizeof(*names));
+			names[(*n)++] = e->functions[j];
+		}
+	}
+	return names;
 }
 
 /* a tapset file the program took something from (the cache re-checks it) */
@@ -181,6 +241,21 @@ static struct expansion *expand_alias(struct resolver *r, const struct alias *a,
 	return out;
 }
 
+/* load the tapset files with an alias the point names */
+static void load_for_point(struct resolver *r, const struct probe_point *pp)
+{
+	int i, j;
+
+	for (i = 0; i < r->tapsets->n; i++) {
+		struct tapset_entry *e = &r->tapsets->entries[i];
+
+		for (j = 0; j < e->naliases && !e->loaded; j++)
+			if (components_match(pp->comps, pp->ncomps, e->aliases[j]->comps,
+					     e->aliases[j]->ncomps))
+				load_tapset(r, e);
+	}
+}
+
 static struct expansion *expand_aliases(struct resolver *r,
 					const struct probe_point *pp,
 					int depth, bool optional, bool *found)
@@ -189,6 +264,7 @@ static struct expansion *expand_aliases(struct resolver *r,
 	struct file *f;
 	struct alias *a;
 
+	load_for_point(r, pp);
 	for (f = r->files; f; f = f->next) {
 		for (a = f->aliases; a; a = a->next) {
 			if (!alias_matches(pp, a))
@@ -217,11 +293,21 @@ static void suggest_point(struct resolver *r, const struct probe_point *pp)
 		names = xrealloc(names, (n + 1) * sizeof(*names));
 		names[n++] = known[i];
 	}
+	/* every alias, also of the files not loaded */
 	for (f = r->files; f; f = f->next)
 		for (a = f->aliases; a; a = a->next) {
 			names = xrealloc(names, (n + 1) * sizeof(*names));
 			names[n++] = probe_point_text(a->name);
 		}
+	for (i = 0; i < r->tapsets->n; i++) {
+		const struct tapset_entry *e = &r->tapsets->entries[i];
+		int j;
+
+		for (j = 0; j < e->naliases && !e->loaded; j++) {
+			names = xrealloc(names, (n + 1) * sizeof(*names));
+			names[n++] = probe_point_text(e->aliases[j]);
+		}
+	}
 	best = diag_closest(text, names, n);
 	if (!best) {
 		/* compare without the arguments: timer.mss(10) ~ timer.ms */
@@ -515,14 +601,13 @@ static void check_guru(struct resolver *r)
 				   fn->name);
 }
 
-static void declare_globals(struct resolver *r)
+/* the user's globals; a tapset's come with its file */
+static void declare_user_globals(struct resolver *r)
 {
-	struct file *f;
 	struct global_decl *g;
 
-	for (f = r->files; f; f = f->next)
-		for (g = f->globals; g; g = g->next)
-			sym_add_global(r, g);
+	for (g = r->prog->user->globals; g; g = g->next)
+		sym_add_global(r, g);
 }
 
 /* where the target kernel's function names are: the guest's System.map,
@@ -646,7 +731,7 @@ struct program *resolve_program(struct file *user, struct options *opt)
 	prog->user = user;
 	r.files = user;
 	user->next = NULL;
-	load_tapsets(&r);
+	r.tapsets = tapindex_open(opt);
 	if (diag_error_count())
 		return NULL;
 	probes_load_symbols(kernel_symbol_file(opt));
@@ -655,7 +740,8 @@ struct program *resolve_program(struct file *user, struct options *opt)
 	prog->files = r.files;
 	prog->module_name = module_name_for(opt, user);
 	check_guru(&r);
-	declare_globals(&r);
+	declare_user_globals(&r);
+	load_eager_tapsets(&r);
 	for (p = user->probes; p; p = p->next)
 		resolve_probe(&r, p);
 	if (!user->probes)

@@ -4,6 +4,7 @@
 #define KTAP_RESOLVE_H
 
 #include "program.h"
+#include "tapindex.h"
 
 /* the locals of one probe handler or function */
 struct scope {
@@ -16,12 +17,18 @@ struct scope {
 struct resolver {
 	struct options *opt;
 	struct program *prog;
-	struct file *files;		/* user script, then every tapset */
+	struct file *files;		/* user script, then the tapsets loaded */
+	struct tapset_index *tapsets;	/* every tapset file, loaded or not */
 	struct function **worklist;	/* called functions still to resolve */
 	int nworklist;
 	bool types_changed;
 	bool report_types;		/* last inference round: report errors */
 };
+
+/* resolve.c: tapset files with a definition of NAME join r->files */
+void tapsets_need_function(struct resolver *r, const char *name);
+void tapsets_need_global(struct resolver *r, const char *name);
+const char **tapsets_function_names(const struct resolver *r, int *n);
 
 /* clone.c */
 struct expr *clone_expr(const struct expr *e);

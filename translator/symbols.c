@@ -98,6 +98,18 @@ struct symbol *sym_find_global(struct resolver *r, const char *name,
 	return NULL;
 }
 
+/* a global of the files loaded, or of a tapset file that now loads */
+static struct symbol *find_global(struct resolver *r, const char *name,
+				  struct file *from)
+{
+	struct symbol *s = sym_find_global(r, name, from);
+
+	if (s)
+		return s;
+	tapsets_need_global(r, name);
+	return sym_find_global(r, name, from);
+}
+
 /* ---- locals ---- */
 
 static struct symbol *find_local(struct scope *sc, const char *name)
@@ -130,7 +142,7 @@ static struct symbol *lookup_var(struct resolver *r, struct scope *sc,
 	struct symbol *s = find_local(sc, name);
 
 	if (!s)
-		s = sym_find_global(r, name, sc->file);
+		s = find_global(r, name, sc->file);
 	if (!s)
 		s = add_local(sc, name, loc);
 	return s;
@@ -143,7 +155,7 @@ static struct symbol *lookup_array(struct resolver *r, struct scope *sc,
 	struct symbol *s = find_local(sc, e->str);
 
 	if (!s)
-		s = sym_find_global(r, e->str, sc->file);
+		s = find_global(r, e->str, sc->file);
 	if (!s || s->kind != SYM_GLOBAL) {
 		diag_error(&e->loc, "'%s' is used as an array or statistic, so it must be a global: add 'global %s'",
 			   e->str, e->str);
@@ -168,9 +180,9 @@ static struct symbol *lookup_array(struct resolver *r, struct scope *sc,
 
 static void suggest_function(struct resolver *r, const struct expr *e)
 {
-	const char **names = NULL;
+	const char **names = NULL, **tapset_names;
 	const char *best;
-	int n = 0;
+	int n = 0, ntapset, k;
 	size_t i;
 	struct file *f;
 	struct function *fn;
@@ -184,6 +196,12 @@ static void suggest_function(struct resolver *r, const struct expr *e)
 			names = xrealloc(names, (n + 1) * sizeof(*names));
 			names[n++] = fn->name;
 		}
+	/* and those of the tapset files not loaded */
+	tapset_names = tapsets_function_names(r, &ntapset);
+	for (k = 0; k < ntapset; k++) {
+		names = xrealloc(names, (n + 1) * sizeof(*names));
+		names[n++] = tapset_names[k];
+	}
 	best = diag_closest(e->str, names, n);
 	if (best)
 		diag_note(&e->loc, "did you mean '%s'?", best);
@@ -196,6 +214,7 @@ static struct function *find_function(struct resolver *r, struct scope *sc,
 	struct function *fn;
 
 	*arity = -1;
+	tapsets_need_function(r, name);
 	for (f = r->files; f; f = f->next)
 		for (fn = f->functions; fn; fn = fn->next) {
 			if (strcmp(fn->name, name) != 0)
