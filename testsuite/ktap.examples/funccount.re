@@ -1,0 +1,3 @@
+^FUNC +COUNT$
+^vfs_write +30[0-9]$
+^vfs_read +300$
