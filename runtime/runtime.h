@@ -19,6 +19,7 @@
  *   map.h        associative arrays (statistics arrays are per CPU)
  *   uaccess.h    no-fault reads of kernel and user memory
  *   target.h     target variables: registers, kernel reads by DWARF/BTF
+ *   stack.h      backtraces (the kernel's unwinder) and symbol names
  *   time.h       timer probes, clocks
  *   module.h     (included last by the generated file) state machine,
  *                probe registration, module init/exit
@@ -68,6 +69,7 @@
 #include "map.h"
 #include "uaccess.h"
 #include "target.h"
+#include "stack.h"
 #include "time.h"
 
 #endif /* _KTAP_RUNTIME_H */
