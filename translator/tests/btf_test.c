@@ -17,7 +17,14 @@
 #include "../debuginfo.h"
 #include "../ktap.h"
 
-#define RELEASE "6.1.0-57-amd64"
+/* the provisioned guest kernel's ABI: vm/current points at it */
+static const char *release_name(void)
+{
+	char *current = realpath(xasprintf("%s/vm/current", ktap_cache_dir()), NULL);
+
+	return current && strrchr(current, '/') ? strrchr(current, '/') + 1 : "unknown";
+}
+#define RELEASE release_name()
 
 static int failures;
 

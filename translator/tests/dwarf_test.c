@@ -278,10 +278,12 @@ static void check_functions(struct dw *dw)
 
 int main(int argc, char **argv)
 {
+	/* default: the provisioned guest kernel (vm/current -> its ABI) */
+	char *current = realpath(xasprintf("%s/vm/current", ktap_cache_dir()), NULL);
 	const char *vm_dir = argc > 1 && strcmp(argv[1], "--dump") != 0 ? argv[1]
-		: xasprintf("%s/.cache/ktap/vm/6.1.0-57-amd64", getenv("HOME"));
+		: current ? current : "(no provisioned guest kernel)";
 	const char *release = argc > 2 && strcmp(argv[1], "--dump") != 0 ? argv[2]
-		: "6.1.0-57-amd64";
+		: strrchr(vm_dir, '/') ? strrchr(vm_dir, '/') + 1 : vm_dir;
 	char *why = NULL;
 	struct dw *dw;
 	double t0;
