@@ -15,6 +15,7 @@
 #include "ktap.h"
 #include "lexer.h"
 #include "program.h"
+#include "tapdoc.h"
 
 static void usage(FILE *out)
 {
@@ -46,6 +47,12 @@ static void usage(FILE *out)
 "  --vm-setup, --vm-start, --vm-stop, --vm-status\n"
 "                provision, boot, stop or describe the ktap guest\n"
 "  --vm-exec CMD run a shell command in the ktap guest (to look around)\n"
+"  --dump-functions\n"
+"                list the tapset functions: name:type (param:type, ...)\n"
+"  --dump-probe-aliases\n"
+"                list the tapset probe aliases with their variables\n"
+"  --dump-doc    write the tapsets' manual page, ktap-tapsets(7)\n"
+"  --check-doc   say which tapset functions and aliases lack a doc comment\n"
 "  -V, --version print the version\n"
 "  -h, --help    this text\n");
 }
@@ -87,6 +94,10 @@ enum long_opt {
 	OPT_VM_EXEC,
 	OPT_DISABLE_CACHE,
 	OPT_CLEAN_CACHE,
+	OPT_DUMP_FUNCTIONS,
+	OPT_DUMP_PROBE_ALIASES,
+	OPT_DUMP_DOC,
+	OPT_CHECK_DOC,
 };
 
 static const struct option long_options[] = {
@@ -98,10 +109,17 @@ static const struct option long_options[] = {
 	{ "vm-exec", required_argument, NULL, OPT_VM_EXEC },
 	{ "disable-cache", no_argument, NULL, OPT_DISABLE_CACHE },
 	{ "clean-cache", no_argument, NULL, OPT_CLEAN_CACHE },
+	{ "dump-functions", no_argument, NULL, OPT_DUMP_FUNCTIONS },
+	{ "dump-probe-aliases", no_argument, NULL, OPT_DUMP_PROBE_ALIASES },
+	{ "dump-doc", no_argument, NULL, OPT_DUMP_DOC },
+	{ "check-doc", no_argument, NULL, OPT_CHECK_DOC },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* --dump-functions and friends (tapdoc.c): what to describe, or -1 */
+static int tapdoc_what = -1;
 
 static void add_string(char ***list, int *n, const char *s)
 {
@@ -164,12 +182,17 @@ static const char *parse_options(int argc, char **argv, struct options *opt)
 		case OPT_VM_EXEC: vm_cmd = "exec"; opt->command = optarg; break;
 		case OPT_DISABLE_CACHE: opt->no_cache = true; break;
 		case OPT_CLEAN_CACHE: opt->clean_cache = true; break;
+		case OPT_DUMP_FUNCTIONS: tapdoc_what = TAPDOC_FUNCTIONS; break;
+		case OPT_DUMP_PROBE_ALIASES: tapdoc_what = TAPDOC_ALIASES; break;
+		case OPT_DUMP_DOC: tapdoc_what = TAPDOC_MAN; break;
+		case OPT_CHECK_DOC: tapdoc_what = TAPDOC_CHECK; break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("ktap %s\n", KTAP_VERSION); exit(0);
 		default: usage(stderr); exit(1);
 		}
 	}
-	if (!opt->script_text && !vm_cmd && !(opt->clean_cache && optind >= argc)) {
+	if (!opt->script_text && !vm_cmd && tapdoc_what < 0 &&
+	    !(opt->clean_cache && optind >= argc)) {
 		if (optind >= argc) {
 			fprintf(stderr, "ktap: no script given (a file, or -e 'SCRIPT')\n");
 			usage(stderr);
@@ -316,6 +339,12 @@ int main(int argc, char **argv)
 		return vm_exec(opt.command, &opt);
 	if (vm_cmd)
 		return vm_command(vm_cmd, &opt);
+	if (tapdoc_what >= 0) {
+		/* the tapsets as pass 1 sees them: same %( conditions, macros */
+		set_preprocessor_env(&opt);
+		load_macro_files(&opt);
+		return tapdoc_run(&opt, tapdoc_what);
+	}
 
 	/* say at once when the run cannot happen here, before any work */
 	if (opt.last_pass == 5 && !opt.vm && local_run_refusal()) {
