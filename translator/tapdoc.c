@@ -508,16 +508,14 @@ static const char *type_of_symbol(const struct symbol *s)
 }
 
 /* "substr:string (str:string, start:long, length:long)"; a function that
- * returns nothing has no ":type" */
+ * returns nothing is "exit:unknown ()", as stap --dump-functions has it */
 static char *function_signature(const struct function *fn)
 {
 	struct strbuf sb = { 0 };
 	int i;
 
-	sb_puts(&sb, fn->name);
-	if (fn->ret_type != TY_VOID && fn->ret_type != TY_UNKNOWN)
-		sb_printf(&sb, ":%s", type_name(fn->ret_type));
-	sb_puts(&sb, " (");
+	sb_printf(&sb, "%s:%s (", fn->name,
+		  fn->ret_type == TY_VOID ? "unknown" : type_name(fn->ret_type));
 	for (i = 0; i < fn->nparams; i++)
 		sb_printf(&sb, "%s%s:%s", i ? ", " : "", fn->params[i].name,
 			  type_of_symbol(fn->params[i].sym));
@@ -737,8 +735,8 @@ static void dump_doc(FILE *out, const struct library *lib)
 	      "Every script can call these functions and use these probe points.\n"
 	      "A signature reads\n"
 	      ".IR name : type \" (\" param : type \", ...)\";\n"
-	      "a function without\n"
-	      ".RI : type\n"
+	      "a function of type\n"
+	      ".I unknown\n"
 	      "returns nothing.\n"
 	      "A probe alias lists the variables its body gives the probe handler.\n"
 	      "Each section is one file of the tapset directory.\n", out);
