@@ -8,13 +8,63 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "ktap.h"
 #include "cachefile.h"
+
+char *cachefile_dir(const char *name)
+{
+	static bool untrusted;
+	char *dir;
+
+	if (untrusted)
+		return NULL;
+	dir = cache_private_dir(name, true);
+	untrusted = dir == NULL;
+	return dir;
+}
+
+static char *run_dir;
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+static void remove_run_dir(void)
+{
+	nftw(run_dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+char *cachefile_run_dir(const char *name)
+{
+	char *dir;
+
+	if (!run_dir) {
+		const char *tmp = getenv("TMPDIR");
+
+		run_dir = xasprintf("%s/ktap-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(run_dir)) {
+			run_dir = NULL;
+			return NULL;
+		}
+		atexit(remove_run_dir);
+	}
+	dir = xasprintf("%s/%s", run_dir, name);
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return NULL;
+	return dir;
+}
 
 char *cachefile_identity(const char *path)
 {

@@ -8,6 +8,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* <cache>/NAME, made private; NULL when the cache cannot be trusted (one
+ * warning, from the first call) */
+char *cachefile_dir(const char *name);
+
+/* a private directory NAME of this run's, removed when ktap exits: for
+ * what must be a file even when the cache cannot be used */
+char *cachefile_run_dir(const char *name);
+
 /* "SIZE MTIME_NS CTIME_NS INODE DEVICE" of a file, NULL if it is not
  * there: any write changes it (ctime cannot be set back by touch) */
 char *cachefile_identity(const char *path);

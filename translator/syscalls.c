@@ -699,7 +699,12 @@ const char *syscalls_tapset_dir(const struct options *opt)
 	char *dir, *tree_dir, *name, *gen;
 	struct stat st;
 
-	if (!build || !(dir = cache_private_dir("syscalls", true)))
+	if (!build)
+		return NULL;
+	/* a cache that others can write to must not give code to a module:
+	 * then the tapset is made for this run only */
+	dir = cachefile_dir("syscalls");
+	if (!dir && !(dir = cachefile_run_dir("syscalls")))
 		return NULL;
 	tree_dir = xasprintf("%s/%s", dir, hash_name(build));
 	if (mkdir(tree_dir, 0700) < 0 && errno != EEXIST)

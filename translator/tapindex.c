@@ -398,7 +398,7 @@ static void write_index(const struct tapset_index *ix, const char *path,
 struct tapset_index *tapindex_open(const struct options *opt)
 {
 	struct tapset_index *ix = xalloc(sizeof(*ix));
-	char *dir = cache_private_dir("tapindex", true);
+	char *dir = cachefile_dir("tapindex");
 	char *path = dir ? xasprintf("%s/index", dir) : NULL;
 	char *header;
 	char **dirs;

@@ -73,7 +73,7 @@ static void parse_system_map(char *text)
 /* the cache's sorted names for this System.map (as it is now), if any */
 static char *names_cache_path(const char *identity)
 {
-	char *dir = cache_private_dir("symbols", true);
+	char *dir = cachefile_dir("symbols");
 	char *id = xasprintf("%s %s", kernel_symbols_file, identity);
 	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
 	const char *p;
