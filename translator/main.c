@@ -20,7 +20,7 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-"Usage: ktap [options] SCRIPT.stp [ARGS...]\n"
+"Usage: ktap [options] SCRIPT.stp [ARGS...]   (ARGS starting with '-': after --)\n"
 "       ktap [options] -e 'SCRIPT' [ARGS...]\n"
 "\n"
 "  -e SCRIPT     run the script given on the command line\n"
@@ -149,7 +149,9 @@ static const char *parse_options(int argc, char **argv, struct options *opt)
 	int c;
 
 	opt->last_pass = 5;
-	while ((c = getopt_long(argc, argv, "+e:c:x:o:p:vkgD:I:r:m:s:wWl:L:hV",
+	/* options may follow the script file too (`ktap t.stp -c CMD`), as with
+	 * stap; script arguments that start with '-' go after "--" */
+	while ((c = getopt_long(argc, argv, "e:c:x:o:p:vkgD:I:r:m:s:wWl:L:hV",
 				long_options, NULL)) != -1) {
 		switch (c) {
 		case 'e': opt->script_text = optarg; break;
