@@ -649,11 +649,14 @@ static inline void ktap_frame_pop(struct ktap_context *c, size_t size)
  * DEFINE_RWLOCK(g_x_lock)): readers share it, writers have it alone.
  *
  * A statistic has one lock per CPU instead (static DEFINE_PER_CPU(
- * raw_spinlock_t, g_x_lock)), so that <<< never shares a cache line with
+ * arch_spinlock_t, g_x_lock)), so that <<< never shares a cache line with
  * another CPU: a handler that only adds to it (s <<< v, a[k] <<< v) takes
  * its own CPU's lock and changes only its own CPU's part (map.h); one that
  * reads it (an extractor, foreach, delete, 'in') takes every CPU's lock,
  * in CPU order, and so sees every part at rest, insertions included.
+ * These are arch spinlocks: handlers run with preemption disabled already,
+ * and a reader holding every CPU's lock must not raise the preemption
+ * count once per possible CPU (it has 8 bits).
  *
  * A handler takes the locks of every global it uses before it starts, in
  * one fixed order (the order of the globals in the script, then of the
@@ -685,7 +688,7 @@ enum ktap_lock_mode {
 struct ktap_lock_use {
 	union {
 		rwlock_t *rw;
-		raw_spinlock_t __percpu *cpu;
+		arch_spinlock_t __percpu *cpu;
 	};
 	enum ktap_lock_mode mode;
 };
@@ -715,12 +718,12 @@ static bool ktap_trylock_rw(rwlock_t *l, bool write)
  *
  * Return: true if taken.
  */
-static inline bool ktap_trylock_spin(raw_spinlock_t *l)
+static inline bool ktap_trylock_spin(arch_spinlock_t *l)
 {
 	int i;
 
 	for (i = 0; i < MAXTRYLOCK; i++) {
-		if (likely(raw_spin_trylock(l)))
+		if (likely(arch_spin_trylock(l)))
 			return true;
 		ndelay(KTAP_TRYLOCKDELAY_NS);
 	}
@@ -732,14 +735,14 @@ static inline bool ktap_trylock_spin(raw_spinlock_t *l)
  * @l: the per-CPU locks
  * @end: the first CPU not locked (nr_cpu_ids for all)
  */
-static void ktap_unlock_cpus(raw_spinlock_t __percpu *l, int end)
+static void ktap_unlock_cpus(arch_spinlock_t __percpu *l, int end)
 {
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
 		if (cpu >= end)
 			break;
-		raw_spin_unlock(per_cpu_ptr(l, cpu));
+		arch_spin_unlock(per_cpu_ptr(l, cpu));
 	}
 }
 
@@ -751,7 +754,7 @@ static void ktap_unlock_cpus(raw_spinlock_t __percpu *l, int end)
  *
  * Return: true if all are taken; false if one was not (none is held then).
  */
-static bool ktap_trylock_cpus(raw_spinlock_t __percpu *l)
+static bool ktap_trylock_cpus(arch_spinlock_t __percpu *l)
 {
 	int cpu;
 
@@ -793,7 +796,7 @@ static inline void ktap_unlock(const struct ktap_lock_use *u)
 {
 	switch (u->mode) {
 	case KTAP_LOCK_THIS_CPU:
-		raw_spin_unlock(this_cpu_ptr(u->cpu));
+		arch_spin_unlock(this_cpu_ptr(u->cpu));
 		break;
 	case KTAP_LOCK_ALL_CPUS:
 		ktap_unlock_cpus(u->cpu, nr_cpu_ids);

@@ -1522,8 +1522,8 @@ static void emit_globals(struct emitter *em, struct strbuf *out)
 				  initval ? (long long)initval->num : 0LL);
 		}
 		if (g->type == TY_STATS)
-			sb_printf(out, "static DEFINE_PER_CPU(raw_spinlock_t, g_%s_lock) = "
-				       "__RAW_SPIN_LOCK_UNLOCKED(g_%s_lock);\n", g->name, g->name);
+			sb_printf(out, "static DEFINE_PER_CPU(arch_spinlock_t, g_%s_lock) = "
+				       "__ARCH_SPIN_LOCK_UNLOCKED;\n", g->name);
 		else
 			sb_printf(out, "static DEFINE_RWLOCK(g_%s_lock);\n", g->name);
 	}
