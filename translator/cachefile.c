@@ -18,6 +18,17 @@
 #include "ktap.h"
 #include "cachefile.h"
 
+/*
+ * ktap_cache_dir() keeps its answer in a static the first time: the
+ * fuzzer (fuzz_passes.c) frees every input's memory after it, so that
+ * first time must come before any input, or the next input would read
+ * freed memory. (util.c could allocate it outside the arena instead.)
+ */
+__attribute__((constructor)) static void settle_cache_dir(void)
+{
+	ktap_cache_dir();
+}
+
 char *cachefile_dir(const char *name)
 {
 	static bool untrusted;
@@ -52,12 +63,14 @@ char *cachefile_run_dir(const char *name)
 
 	if (!run_dir) {
 		const char *tmp = getenv("TMPDIR");
+		char *path = xasprintf("%s/ktap-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 
-		run_dir = xasprintf("%s/ktap-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-		if (!mkdtemp(run_dir)) {
-			run_dir = NULL;
+		if (!mkdtemp(path))
 			return NULL;
-		}
+		/* not from the arena: it lives until exit */
+		run_dir = strdup(path);
+		if (!run_dir)
+			return NULL;
 		atexit(remove_run_dir);
 	}
 	dir = xasprintf("%s/%s", run_dir, name);

@@ -26,6 +26,7 @@ void probes_load_symbols(const char *path)
 {
 	kernel_symbols_file = path;
 	kernel_symbols_loaded = false;
+	kernel_symbols = NULL;	/* (the fuzzer frees each run's memory) */
 	nkernel_symbols = 0;
 }
 
