@@ -126,7 +126,9 @@ struct kfunc {
 					 * take symbol+offset: KASLR-proof) */
 	bool inlined;			/* an inlined copy: no .return */
 	bool exported;			/* EXPORT_SYMBOL'd */
-	struct ctype *return_type;	/* NULL: void */
+	struct ctype *return_type;	/* NULL: void (or, from dwarf.c, not
+					 * looked up yet: dw_return_type()) */
+	uint64_t return_ref;		/* dwarf.c: its DIE, for dw_return_type */
 	uint64_t provider_ref;		/* the provider's (e.g. DIE offsets) */
 	uint64_t provider_ref2;
 };
@@ -196,6 +198,10 @@ int dw_functions(struct dw *dw, const char *name_glob, const char *file_glob,
  */
 int dw_variables(struct dw *dw, const struct kfunc *f, uint64_t pc,
 		 struct cvar **out);
+
+/* what f returns (NULL: void); dw_functions() leaves it to this, so
+ * listing every function does not read every return type's DWARF */
+struct ctype *dw_return_type(struct dw *dw, const struct kfunc *f);
 
 /* a struct, union, enum or typedef by name: "task_struct",
  * "struct task_struct", "union thread_union", "pid_t"; NULL if unknown */

@@ -1515,8 +1515,6 @@ static struct ctype *type_attr(struct dw *dw, Dwarf_Die *die)
 static void kfunc_from_index(struct dw *dw, const struct idx_func *f,
 			     struct kfunc *k)
 {
-	Dwarf_Die die;
-
 	k->name = istr(dw, f->name);
 	k->decl_file = f->decl_file ? istr(dw, f->decl_file) : NULL;
 	k->decl_line = f->decl_line;
@@ -1531,8 +1529,16 @@ static void kfunc_from_index(struct dw *dw, const struct idx_func *f,
 	k->exported = f->flags & IF_EXPORTED;
 	k->provider_ref = f->die;
 	k->provider_ref2 = f->scope;
-	if (f->ret && dwarf_offdie(dw->dwarf, f->ret, &die))
-		k->return_type = type_of_die(dw, &die);
+	k->return_ref = f->ret;
+}
+
+struct ctype *dw_return_type(struct dw *dw, const struct kfunc *f)
+{
+	Dwarf_Die die;
+
+	if (!f->return_ref || !dwarf_offdie(dw->dwarf, f->return_ref, &die))
+		return NULL;
+	return type_of_die(dw, &die);
 }
 
 static bool func_wanted(const struct dw *dw, const struct idx_func *f,

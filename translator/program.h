@@ -24,8 +24,10 @@ struct cvar;
 /* what $names mean at one concrete point (target.c binds them) */
 struct target_scope {
 	const char *where;		/* the point, for messages */
-	struct cvar *vars;		/* parameters, then locals */
-	int nvars;
+	struct cvar *vars;		/* parameters, then locals: read them with */
+	int nvars;			/* target_scope_vars(), which loads them */
+	void (*load)(struct target_scope *sc);	/* on first use, or NULL */
+	void *load_arg;
 	bool is_return;			/* $return; variables read at entry */
 	struct ctype *return_type;	/* NULL: void */
 	bool no_regs;			/* tracepoints: no registers */
@@ -121,6 +123,7 @@ bool pp_is(const struct probe_point *pp, int i, const char *name);
  * emit.c, which calls target_emit_c().
  */
 void target_bind_probe(struct resolved_probe *rp);
+int target_scope_vars(struct target_scope *sc, struct cvar **vars);
 void target_bind_function(struct function *fn);	/* @cast/@var only */
 bool target_stmt_uses_scope(struct stmt *s);	/* $var, $$vars, @entry */
 /* C for an access: index_c/cast_c are the emitted index expressions and

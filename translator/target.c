@@ -398,7 +398,7 @@ static char *finish(struct cursor *cur, const struct expr *e, bool address_of,
 
 struct binder {
 	struct resolved_probe *rp;
-	const struct target_scope *scope;	/* NULL: no $vars here */
+	struct target_scope *scope;		/* NULL: no $vars here */
 	const char *context;			/* "a function" when !rp */
 	bool silent;				/* @defined: just try */
 	bool failed;
@@ -413,13 +413,26 @@ static void bind_error(struct binder *b, const struct srcloc *loc, const char *f
 		diag_error(loc, fmt, what, why);
 }
 
-static struct cvar *scope_var(const struct target_scope *sc, const char *name)
+/* the scope's variables, worked out on first use: a point whose handler
+ * reads none (kernel.function("*") {}) never costs the DWARF walk */
+int target_scope_vars(struct target_scope *sc, struct cvar **vars)
 {
-	int i;
+	if (sc->load) {
+		sc->load(sc);
+		sc->load = NULL;
+	}
+	*vars = sc->vars;
+	return sc->nvars;
+}
 
-	for (i = 0; sc && i < sc->nvars; i++)
-		if (strcmp(sc->vars[i].name, name) == 0)
-			return &sc->vars[i];
+static struct cvar *scope_var(struct target_scope *sc, const char *name)
+{
+	struct cvar *vars;
+	int i, n = sc ? target_scope_vars(sc, &vars) : 0;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(vars[i].name, name) == 0)
+			return &vars[i];
 	return NULL;
 }
 
@@ -455,6 +468,9 @@ static bool start_var(struct binder *b, struct expr *e, struct cursor *cur)
 		return false;
 	}
 	if (strcmp(name, "return") == 0) {
+		struct cvar *unused;
+
+		target_scope_vars(b->scope, &unused);	/* loads the return type */
 		if (!b->scope->is_return || b->in_entry) {
 			bind_error(b, &e->loc, "%s is only available in .return probes%s",
 				   e->str, "");
@@ -589,6 +605,7 @@ static bool bind_special(struct binder *b, struct expr *e)
 	struct target_access *acc = xalloc(sizeof(*acc));
 	bool parms = strcmp(e->str, "$$parms") == 0, locals = strcmp(e->str, "$$locals") == 0;
 	struct strbuf sb = { 0 };
+	struct cvar *vars;
 	int i, n = 0;
 
 	if (!b->scope) {
@@ -601,6 +618,7 @@ static bool bind_special(struct binder *b, struct expr *e)
 		return false;
 	}
 	sb_puts(&sb, "({ size_t n_ = 0; ");
+	target_scope_vars(b->scope, &vars);
 	if (strcmp(e->str, "$$return") == 0) {
 		struct cursor cur = { .acc = acc, .type = b->scope->return_type,
 				      .value = "((unsigned long)c->retval)" };
@@ -614,7 +632,7 @@ static bool bind_special(struct binder *b, struct expr *e)
 		pretty(&sb, &cur, e->suffix ? MAX_PRETTY_DEPTH - 1 : MAX_PRETTY_DEPTH);
 	}
 	for (i = 0; !strstr(e->str, "return") && i < b->scope->nvars; i++) {
-		const struct cvar *v = &b->scope->vars[i];
+		const struct cvar *v = &vars[i];
 		struct cursor cur = { .acc = acc, .type = v->type,
 				      .value = (char *)v->value_c, .addr = (char *)v->addr_c };
 

@@ -328,40 +328,63 @@ static char *point_text(struct dw *dw, const struct kfunc *f, const char *kind,
 			 sx && sx->is_return ? ".return" : "");
 }
 
+struct scope_source {
+	struct dw *dw;
+	struct btf_kernel *btf;
+	struct kfunc f;
+	uint64_t pc;
+};
+
+static void load_scope(struct target_scope *sc)
+{
+	struct scope_source *src = sc->load_arg;
+
+	if (src->dw) {
+		sc->nvars = dw_variables(src->dw, &src->f, src->pc, &sc->vars);
+		sc->return_type = dw_return_type(src->dw, &src->f);
+	} else {
+		sc->nvars = btfk_parameters(src->btf, &src->f, &sc->vars);
+	}
+}
+
+/* the variables are read from the debuginfo only if the handler uses them */
 static struct target_scope *entry_scope(struct dw *dw, struct btf_kernel *btf,
 					const struct kfunc *f, uint64_t pc,
 					const char *where, bool is_return)
 {
 	struct target_scope *sc = xalloc(sizeof(*sc));
+	struct scope_source *src = xalloc(sizeof(*src));
 
 	sc->where = where;
 	sc->is_return = is_return;
 	sc->return_type = f->return_type;
-	if (dw)
-		sc->nvars = dw_variables(dw, f, pc, &sc->vars);
-	else
-		sc->nvars = btfk_parameters(btf, f, &sc->vars);
+	*src = (struct scope_source){ dw, btf, *f, pc };
+	sc->load = load_scope;
+	sc->load_arg = src;
 	return sc;
 }
 
-/* append a concrete point to the chain that starts at *out */
-static struct concrete_point *next_point(struct concrete_point *out, int *n)
-{
-	struct concrete_point *cp;
+/* the concrete points found so far: appending must not walk the chain
+ * (kernel.function("*") has some 350,000) */
+struct point_list {
+	struct concrete_point *head, *tail;
+	int n;
+};
 
-	if ((*n)++ == 0)
-		return out;
-	for (cp = out; cp->next; cp = cp->next)
-		;
-	cp->next = xalloc(sizeof(*cp));
-	return cp->next;
+static struct concrete_point *next_point(struct point_list *pl)
+{
+	if (pl->n++ == 0)
+		pl->tail = pl->head;
+	else
+		pl->tail = pl->tail->next = xalloc(sizeof(*pl->tail));
+	return pl->tail;
 }
 
-static void add_function_point(struct concrete_point *out, int *n, struct dw *dw,
+static void add_function_point(struct point_list *pl, struct dw *dw,
 			       struct btf_kernel *btf, const struct kfunc *f,
 			       const struct fn_suffix *sx, bool wildcard)
 {
-	struct concrete_point *cp = next_point(out, n);
+	struct concrete_point *cp = next_point(pl);
 
 	cp->kind = sx->is_return ? PK_KRETPROBE : PK_KPROBE;
 	cp->symbol = f->symbol;
@@ -399,7 +422,7 @@ static bool wanted(const struct kfunc *f, const struct fn_suffix *sx)
 	return true;
 }
 
-static int statement_points(struct concrete_point *out, int *n, struct dw *dw,
+static int statement_points(struct point_list *pl, struct dw *dw,
 			    const struct kfunc *f, const struct fn_pattern *p,
 			    bool wildcard)
 {
@@ -408,7 +431,7 @@ static int statement_points(struct concrete_point *out, int *n, struct dw *dw,
 
 	k = dw_statements(dw, f, p->file, p->first, p->last, &addrs, &lines);
 	for (i = 0; i < k; i++) {
-		struct concrete_point *cp = next_point(out, n);
+		struct concrete_point *cp = next_point(pl);
 		struct kfunc at = *f;
 
 		at.offset = f->offset + (addrs[i] - f->addr);
@@ -592,7 +615,7 @@ static int module_sources(const struct pp_component *m, struct fn_source **out)
 /* the points of one source; the number of functions that matched */
 static int source_points(const struct fn_source *src, const struct fn_pattern *p,
 			 const struct fn_suffix *sx, bool statement, bool many,
-			 struct concrete_point *out, int *n)
+			 struct point_list *pl)
 {
 	struct kfunc *fs;
 	int nf, i;
@@ -604,9 +627,9 @@ static int source_points(const struct fn_source *src, const struct fn_pattern *p
 		if (!wanted(&fs[i], sx))
 			continue;
 		if (statement || p->has_lines)
-			statement_points(out, n, src->dw, &fs[i], p, is_glob(p->func) || many);
+			statement_points(pl, src->dw, &fs[i], p, is_glob(p->func) || many);
 		else
-			add_function_point(out, n, src->dw, src->btf, &fs[i], sx,
+			add_function_point(pl, src->dw, src->btf, &fs[i], sx,
 					   is_glob(p->func) || nf > 1 || many);
 	}
 	return nf;
@@ -620,7 +643,8 @@ static int resolve_functions(const struct probe_point *pp, struct concrete_point
 	struct fn_pattern p;
 	struct fn_suffix sx;
 	struct fn_source *src, ksrc;
-	int nf = 0, n = 0, nsrc, i;
+	struct point_list pl = { .head = out };
+	int nf = 0, nsrc, i;
 
 	if (!c->has_arg || !c->arg_is_string) {
 		diag_error(&c->loc, "%s wants a pattern, e.g. %s(\"%s\")",
@@ -644,8 +668,8 @@ static int resolve_functions(const struct probe_point *pp, struct concrete_point
 		nsrc = 1;
 	}
 	for (i = 0; i < nsrc; i++)
-		nf += source_points(&src[i], &p, &sx, statement, nsrc > 1, out, &n);
-	if (n)
+		nf += source_points(&src[i], &p, &sx, statement, nsrc > 1, &pl);
+	if (pl.n)
 		return 1;
 	if (pp->optional || pp->sufficient)
 		return 0;

@@ -70,13 +70,15 @@ bool pp_is(const struct probe_point *pp, int i, const char *name)
 /* " $file:struct file* $buf:char* ..." for -L */
 static void append_vars(struct strbuf *sb, const struct concrete_point *cp)
 {
-	const struct target_scope *sc = cp->scope;
-	int i;
+	struct target_scope *sc = cp->scope;
+	struct cvar *vars;
+	int i, n;
 
 	if (!sc)
 		return;
-	for (i = 0; i < sc->nvars; i++) {
-		const struct cvar *v = &sc->vars[i];
+	n = target_scope_vars(sc, &vars);
+	for (i = 0; i < n; i++) {
+		const struct cvar *v = &vars[i];
 
 		if (sc->is_return && !v->is_param)
 			continue;

@@ -112,6 +112,7 @@ static void check_vfs_read(struct dw *dw)
 	      f->offset == 0, "vfs_read: symbol vfs_read+0");
 	check(f->decl_file && strcmp(f->decl_file, "fs/read_write.c") == 0,
 	      "vfs_read: declared in fs/read_write.c");
+	f->return_type = dw_return_type(dw, f);
 	check(f->return_type && strcmp(or_null(f->return_type->name), "ssize_t") == 0 &&
 	      f->return_type->size == 8 && f->return_type->is_signed,
 	      "vfs_read: returns ssize_t, 8 signed bytes");
