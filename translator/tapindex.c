@@ -237,6 +237,25 @@ static struct tapset_entry *find_entry(struct tapset_index *ix, const char *path
 	return NULL;
 }
 
+/* a file on the path twice (-I of tapsets/): what the first says */
+static bool share_definitions(struct tapset_index *ix, struct tapset_entry *e)
+{
+	struct tapset_entry *first = find_entry(ix, e->path);
+
+	if (first == e || !first->identity)
+		return false;
+	e->identity = first->identity;
+	e->eager = first->eager;
+	e->aliases = first->aliases;
+	e->naliases = first->naliases;
+	e->functions = first->functions;
+	e->arities = first->arities;
+	e->nfunctions = first->nfunctions;
+	e->globals = first->globals;
+	e->nglobals = first->nglobals;
+	return true;
+}
+
 static char **split_tabs(char *line, int *n)
 {
 	char **fields = NULL, *save = NULL, *tok;
@@ -374,7 +393,8 @@ static void write_index(const struct tapset_index *ix, const char *path,
 	for (i = 0; i < ix->n; i++) {
 		const struct tapset_entry *e = &ix->entries[i];
 
-		if (!e->identity || !storable(e->path))
+		if (!e->identity || !storable(e->path) ||
+		    find_entry((struct tapset_index *)ix, e->path) != e)
 			continue;
 		sb_printf(&sb, "file\t%s\t%s\n", e->path, e->identity);
 		if (e->eager) {
@@ -410,9 +430,14 @@ struct tapset_index *tapindex_open(const struct options *opt)
 		add_dir(ix, dirs[i]);
 	header = macros_stamp(dirs, ndirs);
 	read_index(ix, path, header);
-	for (i = 0; i < ix->n; i++)
-		if (!ix->entries[i].identity && index_file(ix, &ix->entries[i]))
+	for (i = 0; i < ix->n; i++) {
+		struct tapset_entry *e = &ix->entries[i];
+
+		if (e->identity || share_definitions(ix, e))
+			continue;
+		if (index_file(ix, e))
 			indexed++;
+	}
 	if (indexed && path)
 		write_index(ix, path, header);
 	if (indexed && opt->verbose >= 2)
