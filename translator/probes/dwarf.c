@@ -106,6 +106,9 @@ void probes_set_target(const struct options *opt)
 	const char *rel = opt->release;
 	struct utsname u;
 
+	/* a fresh start: what an earlier resolve opened may be gone (the
+	 * fuzzer frees every allocation between inputs) */
+	memset(&target, 0, sizeof(target));
 	target.set = true;
 	if (opt->vm) {
 		target.release = vm_kernel_release(opt);
@@ -145,12 +148,21 @@ static bool target_is_this_machine(void)
 	return target.release && uname(&u) == 0 && strcmp(u.release, target.release) == 0;
 }
 
-/* KTAP_DEBUGINFO=btf: ignore the DWARF (to test the BTF fallback) */
+/* KTAP_DEBUGINFO=btf: ignore the DWARF (to test the BTF fallback);
+ * KTAP_DEBUGINFO=none: ignore the BTF too (the fuzzer: results that do not
+ * depend on the machine) */
 static bool dwarf_disabled(void)
 {
 	const char *v = getenv("KTAP_DEBUGINFO");
 
-	return v && strcmp(v, "btf") == 0;
+	return v && (strcmp(v, "btf") == 0 || strcmp(v, "none") == 0);
+}
+
+static bool btf_disabled(void)
+{
+	const char *v = getenv("KTAP_DEBUGINFO");
+
+	return v && strcmp(v, "none") == 0;
 }
 
 struct dw *probes_dwarf(char **why)
@@ -158,7 +170,8 @@ struct dw *probes_dwarf(char **why)
 	if (!target.tried_dwarf) {
 		target.tried_dwarf = true;
 		if (dwarf_disabled())
-			target.dw_why = xstrdup("DWARF is disabled (KTAP_DEBUGINFO=btf)");
+			target.dw_why = xasprintf("DWARF is disabled (KTAP_DEBUGINFO=%s)",
+						  getenv("KTAP_DEBUGINFO"));
 		else if (!target.release)
 			target.dw_why = xstrdup("the target kernel's release is not known");
 		else
@@ -201,7 +214,9 @@ struct btf_kernel *probes_btf(char **why)
 		target.tried_btf = true;
 		/* without the guest's image, only this machine's own BTF is
 		 * at hand, and it describes only this machine's kernel */
-		if (!target.vm_dir && !target_is_this_machine())
+		if (btf_disabled())
+			target.btf_why = xstrdup("debuginfo is disabled (KTAP_DEBUGINFO=none)");
+		else if (!target.vm_dir && !target_is_this_machine())
 			target.btf_why = xasprintf("no BTF for kernel %s here (this machine "
 						   "runs another kernel)", target.release);
 		else
