@@ -52,6 +52,81 @@ static __maybe_unused unsigned long ktap_reg(struct ktap_context *c,
 }
 
 /**
+ * ktap_set_reg() - change a register the probed code resumes with (guru)
+ * @c: the context
+ * @dwarf_regno: as for ktap_reg()
+ * @v: the new value
+ *
+ * Return: @v; with c->error set when there are no registers here.
+ */
+static __maybe_unused unsigned long ktap_set_reg(struct ktap_context *c,
+						 int dwarf_regno,
+						 unsigned long v)
+{
+	struct pt_regs *r = c->regs;
+	unsigned long *slot = NULL;
+
+	if (!r) {
+		ktap_error(c, "no registers at this probe point", c->target_loc);
+		return v;
+	}
+	switch (dwarf_regno) {
+	case 0: slot = &r->ax; break;
+	case 1: slot = &r->dx; break;
+	case 2: slot = &r->cx; break;
+	case 3: slot = &r->bx; break;
+	case 4: slot = &r->si; break;
+	case 5: slot = &r->di; break;
+	case 6: slot = &r->bp; break;
+	case 8: slot = &r->r8; break;
+	case 9: slot = &r->r9; break;
+	case 10: slot = &r->r10; break;
+	case 11: slot = &r->r11; break;
+	case 12: slot = &r->r12; break;
+	case 13: slot = &r->r13; break;
+	case 14: slot = &r->r14; break;
+	case 15: slot = &r->r15; break;
+	}
+	if (!slot)
+		ktap_errorf(c, c->target_loc, "DWARF register %d cannot be set",
+			    dwarf_regno);
+	else
+		*slot = v;
+	return v;
+}
+
+/**
+ * ktap_kwrite() - write 1, 2, 4 or 8 bytes of kernel memory (guru)
+ * @c: the context
+ * @addr: the address
+ * @size: 1, 2, 4 or 8
+ * @v: the value (its low @size bytes are written)
+ *
+ * Return: @v; with c->error set if the memory cannot be written.
+ */
+static __maybe_unused unsigned long ktap_kwrite(struct ktap_context *c,
+						unsigned long addr, int size,
+						unsigned long v)
+{
+	union {
+		u8 b;
+		u16 h;
+		u32 w;
+		u64 q;
+	} u;
+
+	switch (size) {
+	case 1: u.b = v; break;
+	case 2: u.h = v; break;
+	case 4: u.w = v; break;
+	default: u.q = v; break;
+	}
+	if (copy_to_kernel_nofault((void *)addr, &u, size))
+		ktap_errorf(c, c->target_loc, "kernel write fault at 0x%lx", addr);
+	return v;
+}
+
+/**
  * ktap_kread() - read 1, 2, 4 or 8 bytes of kernel memory without faulting
  * @c: the context
  * @addr: the address

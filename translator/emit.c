@@ -373,9 +373,32 @@ static char *emit_concat(struct emitter *em, const struct expr *e)
 	return t;
 }
 
+/* guru `$var = v` and `$var += v`: compute, store, check the write */
+static char *emit_target_assign(struct emitter *em, const struct expr *e)
+{
+	char *rhs = emit_expr(em, e->rhs);
+	char *v = new_temp(em, TY_LONG);
+
+	if (e->op == OP_ASSIGN) {
+		line(em, "%s = %s;", v, rhs);
+	} else {
+		char *old = emit_expr(em, e->lhs);
+
+		line(em, "%s = %s;", v, arith(em, e->op, old, rhs, &e->loc));
+	}
+	line(em, "c->target_loc = %s;", near(&e->lhs->loc, e->lhs->str));
+	line(em, "%s;", target_store_c(e->lhs->access, v));
+	check_error(em);
+	return v;
+}
+
 static char *emit_assign(struct emitter *em, const struct expr *e)
 {
-	char *lhs = var_name(e->lhs->sym);
+	char *lhs;
+
+	if (e->lhs->kind == EX_TARGET && e->lhs->access)
+		return emit_target_assign(em, e);
+	lhs = var_name(e->lhs->sym);
 	char *rhs = emit_expr(em, e->rhs);
 
 	if (e->op == OP_CONCAT_ASSIGN) {

@@ -133,6 +133,8 @@ char *target_emit_c(const struct target_access *a, char **index_c,
 int target_index_count(const struct target_access *a, struct expr ***index);
 struct expr *target_cast_pointer(const struct target_access *a);
 bool target_is_string(const struct target_access *a);
+/* guru `$var = v`: C that stores value_c into the variable, or NULL */
+char *target_store_c(const struct target_access *a, const char *value_c);
 
 /* ---- probes/dwarf.c: the kernel's debuginfo for providers and -l/-L ---- */
 struct options;

@@ -355,7 +355,8 @@ static struct expansion *expand_point(struct resolver *r,
 		}
 		return NULL;
 	}
-	cp.optional = optional;
+	/* a provider marks the points of a wildcard optional itself */
+	cp.optional = optional || cp.optional;
 	cp.cond = pp->cond;
 	x = xalloc(sizeof(*x));
 	x->points = xalloc(sizeof(*x->points));

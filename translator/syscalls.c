@@ -347,9 +347,11 @@ static const struct syscall_table *syscall_table(const struct options *opt)
 	return table;
 }
 
+static const struct syscall_table *syscall_numbers(const struct options *opt);
+
 int syscall_number(const struct options *opt, const char *name)
 {
-	const struct syscall_table *t = syscall_table(opt);
+	const struct syscall_table *t = syscall_numbers(opt);
 	int i;
 
 	for (i = 0; t && i < t->n; i++)
@@ -360,7 +362,7 @@ int syscall_number(const struct options *opt, const char *name)
 
 const char *syscall_name(const struct options *opt, int nr)
 {
-	const struct syscall_table *t = syscall_table(opt);
+	const struct syscall_table *t = syscall_numbers(opt);
 	int i;
 
 	for (i = 0; t && i < t->n; i++)
@@ -371,7 +373,7 @@ const char *syscall_name(const struct options *opt, int nr)
 
 bool syscall_table_known(const struct options *opt)
 {
-	return syscall_table(opt) != NULL;
+	return syscall_numbers(opt) != NULL;
 }
 
 /* ---- the generated tapset ---- */
@@ -390,9 +392,12 @@ static bool is_keyword(const char *s)
 	return false;
 }
 
+/* a C string the caller passes: "const char __user *" itself (not
+ * execve's argv, "const char __user *const __user *") */
 static bool is_user_string(const struct sc_param *p)
 {
-	return strstr(p->type, "char __user *") && strstr(p->type, "const");
+	return strcmp(p->type, "const char __user *") == 0 ||
+	       strcmp(p->type, "const char __user*") == 0;
 }
 
 static bool is_pointer(const struct sc_param *p)
@@ -575,6 +580,44 @@ static char *call_text(const struct syscall_info *c)
 	return sb.buf;
 }
 
+#define NUMBERS_FORMAT "ktap-syscall-numbers 1"
+
+/* "NR NAME" per call: what kernel.syscall("NAME") needs, without the
+ * headers */
+static char *numbers_text(const struct syscall_table *t)
+{
+	struct strbuf sb = { 0 };
+	int i;
+
+	sb_printf(&sb, "%s\n", NUMBERS_FORMAT);
+	for (i = 0; i < t->n; i++)
+		sb_printf(&sb, "%d %s\n", t->calls[i].nr, t->calls[i].name);
+	sb_puts(&sb, "end\n");
+	return sb.buf;
+}
+
+static struct syscall_table *read_numbers(const char *dir)
+{
+	struct syscall_table *t;
+	char *body, *line, *save = NULL;
+
+	if (!cachefile_read(xasprintf("%s/numbers", dir), NUMBERS_FORMAT, &body))
+		return NULL;
+	t = xalloc(sizeof(*t));
+	for (line = strtok_r(body, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char name[128];
+		int nr;
+
+		if (sscanf(line, "%d %127s", &nr, name) != 2)
+			return NULL;
+		t->calls = xrealloc(t->calls, (t->n + 1) * sizeof(*t->calls));
+		memset(&t->calls[t->n], 0, sizeof(*t->calls));
+		t->calls[t->n].nr = nr;
+		t->calls[t->n++].name = xstrdup(name);
+	}
+	return t;
+}
+
 /* the files of the tapset, in a new directory */
 static bool write_tapset(const char *dir, const struct syscall_table *t)
 {
@@ -582,6 +625,9 @@ static bool write_tapset(const char *dir, const struct syscall_table *t)
 	int i;
 
 	if (!cachefile_write(xasprintf("%s/syscalls-common.stp", dir), text, strlen(text)))
+		return false;
+	text = numbers_text(t);
+	if (!cachefile_write(xasprintf("%s/numbers", dir), text, strlen(text)))
 		return false;
 	/* the number first: the directory's name order is the table's order */
 	for (i = 0; i < t->n; i++) {
@@ -692,7 +738,7 @@ static bool make_generation(const char *tree_dir, const char *gen,
 }
 
 /* the directory of the generated syscall tapset for the target, or NULL */
-const char *syscalls_tapset_dir(const struct options *opt)
+static const char *make_tapset_dir(const struct options *opt)
 {
 	const char *build = opt->release || opt->vm ? kernel_build_dir(opt) : NULL;
 	const struct syscall_table *t;
@@ -718,4 +764,34 @@ const char *syscalls_tapset_dir(const struct options *opt)
 		return NULL;
 	remove_old_generations(tree_dir, name);
 	return gen;
+}
+
+static const char *tapset_dir;
+static bool tapset_dir_tried;
+
+const char *syscalls_tapset_dir(const struct options *opt)
+{
+	if (!tapset_dir_tried) {
+		tapset_dir_tried = true;
+		tapset_dir = make_tapset_dir(opt);
+	}
+	return tapset_dir;
+}
+
+/* names and numbers of the calls: from the generated tapset's directory
+ * (no header is read), else from the headers */
+static const struct syscall_table *syscall_numbers(const struct options *opt)
+{
+	static const struct syscall_table *numbers;
+	static bool tried;
+	const char *dir;
+
+	if (tried)
+		return numbers;
+	tried = true;
+	if ((dir = syscalls_tapset_dir(opt)))
+		numbers = read_numbers(dir);
+	if (!numbers)
+		numbers = syscall_table(opt);
+	return numbers;
 }

@@ -20,6 +20,7 @@
 struct target_access {
 	char *c;			/* the template */
 	bool is_string;			/* $var$ and $$vars: a string */
+	char *store_c;			/* guru `$var = v`: C that stores "\1V" */
 	struct expr **index;		/* the [i] expressions, in order */
 	int nindex;
 	struct expr *cast_ptr;		/* @cast's pointer expression */
@@ -394,6 +395,30 @@ static char *finish(struct cursor *cur, const struct expr *e, bool address_of,
 	return v ? to_int64(t, v) : NULL;
 }
 
+/* `$var = v` (guru mode): C that stores the value hole "\1V" where the
+ * variable is, or NULL with *err */
+static char *store_c(const struct cursor *cur, const char *reg_var, const char **err)
+{
+	int regno;
+
+	if (cur->bit_size) {
+		*err = "it is a bitfield";
+		return NULL;
+	}
+	if (!is_scalar(cur->type)) {
+		*err = "only numbers and pointers can be assigned";
+		return NULL;
+	}
+	if (reg_var && sscanf(reg_var, "ktap_reg(c, %d)", &regno) == 1)
+		return xasprintf("ktap_set_reg(c, %d, (unsigned long)(\1V))", regno);
+	if (cur->addr && (cur->type->size == 1 || cur->type->size == 2 ||
+			  cur->type->size == 4 || cur->type->size == 8))
+		return xasprintf("ktap_kwrite(c, %s, %d, (unsigned long)(\1V))", cur->addr,
+				 (int)cur->type->size);
+	*err = "it is not in a register or in memory here";
+	return NULL;
+}
+
 /* ---- binding ---- */
 
 struct binder {
@@ -557,8 +582,9 @@ static bool start_at_var(struct binder *b, struct expr *e, struct cursor *cur)
 	return true;
 }
 
-/* bind one $var / @cast / @var access (with its path); address_of: '&' */
-static bool bind_access(struct binder *b, struct expr *e, bool address_of)
+/* bind one $var / @cast / @var access (with its path); address_of: '&';
+ * store: the left side of a guru assignment */
+static bool bind_access_for(struct binder *b, struct expr *e, bool address_of, bool store)
 {
 	struct target_access *acc = xalloc(sizeof(*acc));
 	struct cursor cur = { .acc = acc };
@@ -587,6 +613,18 @@ static bool bind_access(struct binder *b, struct expr *e, bool address_of)
 	if (err) {
 		bind_error(b, &failed->loc, "%s%s", "", err);
 		return false;
+	}
+	if (store) {
+		/* a register variable with no path is written in the saved
+		 * registers ($return: rax, the value the caller will see) */
+		const char *reg = !e->path ? (e->kind == EX_TARGET && strcmp(e->str, "$return") == 0
+					      ? "ktap_reg(c, 0)" : cur.value) : NULL;
+
+		acc->store_c = store_c(&cur, reg, &err);
+		if (!acc->store_c) {
+			bind_error(b, &e->loc, "cannot assign to %s: %s", e->str, err);
+			return false;
+		}
 	}
 	acc->c = finish(&cur, e, address_of, &err);
 	if (err) {
@@ -668,6 +706,11 @@ static bool bind_visit(struct expr *e, void *arg);
 /* @defined(x): 1 when x binds here, else 0; the node becomes a number */
 static bool defined_here(struct binder *b, struct expr *defined);
 
+static bool bind_access(struct binder *b, struct expr *e, bool address_of)
+{
+	return bind_access_for(b, e, address_of, false);
+}
+
 static void fold_defined(struct binder *b, struct expr *e)
 {
 	e->num = defined_here(b, e);
@@ -740,6 +783,19 @@ static bool bind_visit(struct expr *e, void *arg)
 	switch (e->kind) {
 	case EX_TERNARY:
 		return !fold_defined_ternary(b, e);
+	case EX_ASSIGN:
+		if (e->lhs->kind != EX_TARGET)
+			return true;
+		/* guru mode only: types.c says so; parameters of a .return
+		 * probe are gone by then (only $return can change) */
+		if (b->scope && b->scope->is_return && strcmp(e->lhs->str, "$return") != 0) {
+			bind_error(b, &e->lhs->loc, "%s cannot be assigned in a .return probe: "
+				   "the function has used it%s", e->lhs->str, "");
+			return false;
+		}
+		bind_access_for(b, e->lhs, false, true);
+		ast_walk_expr(e->rhs, bind_visit, arg);
+		return false;
 	case EX_DEFINED:
 		fold_defined(b, e);
 		return false;
@@ -899,4 +955,22 @@ struct expr *target_cast_pointer(const struct target_access *a)
 bool target_is_string(const struct target_access *a)
 {
 	return a->is_string;
+}
+
+char *target_store_c(const struct target_access *a, const char *value_c)
+{
+	struct strbuf sb = { 0 };
+	const char *p;
+
+	if (!a->store_c)
+		return NULL;
+	for (p = a->store_c; *p; p++) {
+		if (p[0] == '\1' && p[1] == 'V') {
+			sb_puts(&sb, value_c);
+			p++;
+		} else {
+			sb_putc(&sb, *p);
+		}
+	}
+	return sb.buf;
 }

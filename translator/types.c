@@ -200,6 +200,16 @@ static enum type infer_assign(struct resolver *r, struct expr *e)
 		if (has_star(e->lhs) && r->report_types)
 			diag_error(&e->lhs->loc, "cannot assign to a slice");
 	}
+	if (e->lhs->kind == EX_TARGET) {
+		/* changes the traced kernel: guru mode only (target.c binds it) */
+		if (!r->opt->guru && r->report_types)
+			diag_error(&e->lhs->loc, "assigning to %s changes the kernel: it needs "
+				   "guru mode (-g)", e->lhs->str);
+		if (e->op == OP_CONCAT_ASSIGN && r->report_types)
+			diag_error(&e->loc, "'.=' on a target variable: it is a number");
+		expect(r, e->rhs, TY_LONG, "the value assigned to a target variable");
+		return TY_LONG;
+	}
 	if (e->lhs->kind != EX_VAR && e->lhs->kind != EX_INDEX) {
 		if (r->report_types)
 			diag_error(&e->lhs->loc, "cannot assign to this expression");
