@@ -18,6 +18,8 @@
 
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <fcntl.h>
+#include <gelf.h>
 
 #include "debuginfo.h"
 #include "ktap.h"
@@ -38,6 +40,8 @@ struct btf_kernel {
 	struct ksym *syms;		/* a hash table, loaded on first use */
 	size_t nslots;			/* a power of two; 0: no System.map */
 	bool syms_loaded;
+	Elf *image;			/* path as ELF, for its data; NULL: none */
+	bool image_tried;
 };
 
 /* the btf_kernel behind a struct ctype's load_members: one per process is
@@ -134,11 +138,12 @@ struct btf_kernel *btfk_open(const char *vm_dir, char **why)
 
 /* ---- System.map: addresses and exports ---- */
 
-/* text symbols and __ksymtab_ entries (which say "exported") */
+/* text symbols, __ksymtab_ entries (which say "exported") and the trace
+ * events (event_NAME: which system a tracepoint is in) */
 static bool wanted_symbol(char type, const char *name)
 {
 	return type == 't' || type == 'T' || type == 'w' || type == 'W' ||
-	       strncmp(name, "__ksymtab_", 10) == 0;
+	       strncmp(name, "__ksymtab_", 10) == 0 || strncmp(name, "event_", 6) == 0;
 }
 
 static size_t name_hash(const char *s)
@@ -705,4 +710,74 @@ int btfk_parameters(struct btf_kernel *b, const struct kfunc *f,
 		kept++;
 	}
 	return kept;
+}
+
+/* ---- the image's data: tracepoint systems ---- */
+
+/* len bytes of the kernel image at virtual address addr (the data the
+ * image was built with, before boot) */
+static bool image_read(struct btf_kernel *b, uint64_t addr, void *dst, size_t len)
+{
+	Elf_Scn *scn = NULL;
+	int fd;
+
+	if (!b->image_tried) {
+		b->image_tried = true;
+		elf_version(EV_CURRENT);
+		fd = open(b->path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0)
+			b->image = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		if (b->image && elf_kind(b->image) != ELF_K_ELF) {
+			elf_end(b->image);
+			b->image = NULL;
+		}
+	}
+	while (b->image && (scn = elf_nextscn(b->image, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    addr < sh.sh_addr || addr + len > sh.sh_addr + sh.sh_size)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || addr - sh.sh_addr + len > d->d_size)
+			return false;
+		memcpy(dst, (const char *)d->d_buf + (addr - sh.sh_addr), len);
+		return true;
+	}
+	return false;
+}
+
+/* the byte offset of member name in struct sname, or -1 */
+static long member_offset(struct btf_kernel *b, const char *sname, const char *name)
+{
+	int id = btf__find_by_name_kind(b->btf, sname, BTF_KIND_STRUCT);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(b->btf, id) : NULL;
+	const struct btf_member *m;
+	int i;
+
+	for (i = 0, m = t ? btf_members(t) : NULL; t && i < btf_vlen(t); i++, m++)
+		if (strcmp(btf__name_by_offset(b->btf, m->name_off), name) == 0)
+			return (long)(btf_member_bit_offset(t, i) / 8);
+	return -1;
+}
+
+const char *btfk_tracepoint_system(struct btf_kernel *b, const char *name)
+{
+	long class_off = member_offset(b, "trace_event_call", "class");
+	long system_off = member_offset(b, "trace_event_class", "system");
+	const struct ksym *ev = find_symbol(b, xasprintf("event_%s", name));
+	uint64_t class_ptr, system_ptr;
+	char system[64] = { 0 };
+
+	if (class_off < 0 || system_off < 0 || !ev || ev->ambiguous ||
+	    !image_read(b, ev->addr + class_off, &class_ptr, 8) ||
+	    !image_read(b, class_ptr + system_off, &system_ptr, 8))
+		return NULL;
+	/* the string may end near the end of its section: read it short */
+	for (size_t n = sizeof(system) - 1; n > 0; n /= 2)
+		if (image_read(b, system_ptr, system, n))
+			break;
+	system[sizeof(system) - 1] = '\0';
+	return *system ? xstrdup(system) : NULL;
 }

@@ -251,4 +251,9 @@ int btfk_parameters(struct btf_kernel *b, const struct kfunc *f,
 
 struct ctype *btfk_type_named(struct btf_kernel *b, const char *name);
 
+/* the system of a tracepoint ("sched"), read from the image's event_NAME
+ * (trace_event_call -> class -> system); NULL when the image or its
+ * System.map is not at hand (the running kernel's BTF) */
+const char *btfk_tracepoint_system(struct btf_kernel *b, const char *name);
+
 #endif

@@ -5,6 +5,7 @@
  * the prototype of the kernel's __traceiter_NAME function in the DWARF.
  * No per-tracepoint query module is compiled.
  */
+#include <fnmatch.h>
 #include <string.h>
 
 #include "../ktap.h"
@@ -38,10 +39,11 @@ static const char *unsupported_arg(const struct ktracepoint *tp)
 }
 
 /*
- * Without DWARF, the kernel's BTF still has every __traceiter_NAME with its
- * parameters named and typed (the first is the probe's data). BTF does not
- * say which system a tracepoint is in: such points match on the name and
- * say "*" for the system.
+ * The kernel's BTF has every __traceiter_NAME with its parameters named
+ * and typed (the first is the probe's data), and the image's event_NAME
+ * says which system it is in. That is all a tracepoint needs, so no DWARF
+ * index is built for it. (From the running kernel's BTF alone the system
+ * is not known: "*".)
  */
 static int btf_tracepoints(struct btf_kernel *btf, const char *system,
 			   const char *name, struct ktracepoint **out)
@@ -49,16 +51,23 @@ static int btf_tracepoints(struct btf_kernel *btf, const char *system,
 	struct kfunc *fs;
 	int nf, i, j, n = 0;
 
-	(void)system;	/* BTF cannot check it */
 	nf = btfk_functions(btf, xasprintf("__traceiter_%s", name), &fs);
 	*out = xalloc((nf + 1) * sizeof(**out));
 	for (i = 0; i < nf; i++) {
-		struct ktracepoint *tp = &(*out)[n++];
+		const char *tp_name = fs[i].name + strlen("__traceiter_");
+		const char *sys = btfk_tracepoint_system(btf, tp_name);
+		struct ktracepoint *tp;
 		struct cvar *params;
-		int np = btfk_parameters(btf, &fs[i], &params);
+		int np;
 
-		tp->system = "*";
-		tp->name = fs[i].name + strlen("__traceiter_");
+		/* a bare tracepoint (no trace event) has no system: it
+		 * matches only when any system will do */
+		if (sys ? fnmatch(system, sys, 0) != 0 : strcmp(system, "*") != 0)
+			continue;
+		tp = &(*out)[n++];
+		np = btfk_parameters(btf, &fs[i], &params);
+		tp->system = sys ? sys : "*";
+		tp->name = tp_name;
 		tp->nargs = np > 0 ? np - 1 : 0;
 		tp->args = params + 1;
 		for (j = 0; j < tp->nargs; j++) {
@@ -68,6 +77,26 @@ static int btf_tracepoints(struct btf_kernel *btf, const char *system,
 		}
 	}
 	return n;
+}
+
+/* the tracepoints matching system:name, from BTF when it knows systems
+ * (fast: no DWARF index), else from the DWARF, else BTF without systems */
+static int find_tracepoints(const struct pp_component *c, const char *system,
+			    const char *name, struct ktracepoint **tps)
+{
+	char *why = NULL, *bwhy = NULL;
+	struct btf_kernel *btf = probes_btf(&bwhy);
+	struct dw *dw;
+
+	if (btf && btfk_tracepoint_system(btf, "sched_switch"))
+		return btf_tracepoints(btf, system, name, tps);
+	if ((dw = probes_dwarf(&why)))
+		return dw_tracepoints(dw, system, name, tps);
+	if (btf)
+		return btf_tracepoints(btf, "*", name, tps);
+	diag_error(&c->loc, "kernel.trace(\"%s\") needs the kernel's BTF or DWARF for the "
+		   "tracepoint's arguments: %s; %s", c->str_arg, bwhy, why);
+	return -1;
 }
 
 static void fill_point(struct concrete_point *cp, const struct ktracepoint *tp)
@@ -91,8 +120,7 @@ int probe_trace(const struct probe_point *pp, struct concrete_point *out)
 	const struct pp_component *c;
 	struct ktracepoint *tps;
 	struct concrete_point *cp = NULL;
-	char *system, *name, *why = NULL;
-	struct dw *dw;
+	char *system, *name;
 	int n, i, used = 0;
 
 	if (!pp_is(pp, 0, "kernel") || !pp_is(pp, 1, "trace"))
@@ -105,20 +133,9 @@ int probe_trace(const struct probe_point *pp, struct concrete_point *out)
 		return -1;
 	}
 	split_name(c->str_arg, &system, &name);
-	dw = probes_dwarf(&why);
-	if (dw) {
-		n = dw_tracepoints(dw, system, name, &tps);
-	} else {
-		char *bwhy = NULL;
-		struct btf_kernel *btf = probes_btf(&bwhy);
-
-		if (!btf) {
-			diag_error(&c->loc, "kernel.trace(\"%s\") needs the kernel's DWARF or BTF "
-				   "for the tracepoint's arguments: %s; %s", c->str_arg, why, bwhy);
-			return -1;
-		}
-		n = btf_tracepoints(btf, system, name, &tps);
-	}
+	n = find_tracepoints(c, system, name, &tps);
+	if (n < 0)
+		return -1;
 	for (i = 0; i < n; i++) {
 		const char *bad = unsupported_arg(&tps[i]);
 
