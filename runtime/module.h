@@ -75,62 +75,53 @@ static int ktap_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 }
 
 /**
- * ktap_kretprobe_ret() - kretprobe handler: run the .return probe
- * @ri: the instance
- * @regs: registers at the return; c->retval gets the return value
+ * ktap_kretprobe_run() - run a kretprobe's probe, or its @entry() saver
+ * @ri: the instance; its data holds the @entry() values (c->tp_args)
+ * @regs: registers at the return, or at the function's entry
+ * @at_entry: run the probe's entry function, not its handler
  *
- * Return: 0.
+ * Return: 0 (the return probe always runs).
  */
-static int ktap_kretprobe_ret(struct kretprobe_instance *ri,
-			      struct pt_regs *regs)
+static int ktap_kretprobe_run(struct kretprobe_instance *ri,
+			      struct pt_regs *regs, bool at_entry)
 {
 	struct kretprobe *rp = get_kretprobe(ri);
-	struct ktap_slot *slot;
+	const struct ktap_probe *probe;
 	struct ktap_context *c;
 
 	if (!rp)
 		return 0;
-	slot = container_of(rp, struct ktap_slot, rp);
+	probe = container_of(rp, struct ktap_slot, rp)->probe;
+	if (at_entry)
+		memset(ri->data, 0, probe->entry_size);
 	preempt_disable();
-	c = ktap_enter(slot->probe, regs);
+	c = ktap_enter(probe, regs);
 	if (c) {
-		c->retval = regs_return_value(regs);
 		c->tp_args = (const unsigned long *)ri->data;
-		slot->probe->handler(c);
+		if (at_entry) {
+			probe->entry(c);
+		} else {
+			c->retval = regs_return_value(regs);
+			probe->handler(c);
+		}
 		ktap_leave(c);
 	}
 	preempt_enable();
 	return 0;
 }
 
-/**
- * ktap_kretprobe_entry() - kretprobe entry handler: save @entry() values
- * @ri: the instance; its data gets the values
- * @regs: registers at the function's entry
- *
- * Return: 0 (the return probe will run). An error while saving is
- * reported like any handler error.
- */
+/* kretprobe handler: the .return probe; c->retval is the return value */
+static int ktap_kretprobe_ret(struct kretprobe_instance *ri,
+			      struct pt_regs *regs)
+{
+	return ktap_kretprobe_run(ri, regs, false);
+}
+
+/* kretprobe entry handler: save the probe's @entry() values */
 static int ktap_kretprobe_entry(struct kretprobe_instance *ri,
 				struct pt_regs *regs)
 {
-	struct kretprobe *rp = get_kretprobe(ri);
-	struct ktap_slot *slot;
-	struct ktap_context *c;
-
-	if (!rp)
-		return 0;
-	slot = container_of(rp, struct ktap_slot, rp);
-	memset(ri->data, 0, slot->probe->entry_size);
-	preempt_disable();
-	c = ktap_enter(slot->probe, regs);
-	if (c) {
-		c->tp_args = (const unsigned long *)ri->data;
-		slot->probe->entry(c);
-		ktap_leave(c);
-	}
-	preempt_enable();
-	return 0;
+	return ktap_kretprobe_run(ri, regs, true);
 }
 
 /**
