@@ -1,9 +1,9 @@
 /* resolve.c - pass 2: from a parsed script to a resolved program.
  *
- * Loads the tapsets the script needs, expands probe aliases and wildcards, asks the probe
- * providers (probes/...c) to resolve each probe point, resolves names
- * (symbols.c) and infers types (types.c). Every error is reported; the
- * caller stops when diag_error_count() is non-zero.
+ * Loads the tapset files the script needs, expands probe aliases and
+ * wildcards, asks the probe providers (probes/...c) to resolve each probe
+ * point, resolves names (symbols.c) and infers types (types.c). Every
+ * error is reported; the caller stops when diag_error_count() is non-zero.
  */
 #include <fnmatch.h>
 #include <stdlib.h>
