@@ -12,10 +12,12 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ktap.h"
@@ -657,19 +659,27 @@ static void remove_generation(const char *path)
 	rmdir(path);
 }
 
-/* the generations of a tree other than KEEP: made by an older ktap or
- * from older headers (a generation in use by another run stays readable
- * through its open files; a run that is about to list it finds none and
- * makes the tapset again) */
+/* how long a generation other than the current one is kept */
+#define OLD_GENERATION_S 3600
+
+/* the generations of a tree other than KEEP that are an hour old: made by
+ * another ktap binary or from older headers, or left half made by a run
+ * that was stopped. (Not at once: a run of another ktap binary, say one
+ * started before a rebuild, may still be reading its generation.) */
 static void remove_old_generations(const char *tree_dir, const char *keep)
 {
 	DIR *d = opendir(tree_dir);
+	time_t now = time(NULL);
 	struct dirent *de;
+	struct stat st;
 
 	if (!d)
 		return;
 	while ((de = readdir(d)))
-		if (de->d_name[0] != '.' && strcmp(de->d_name, keep) != 0)
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+		    strcmp(de->d_name, keep) &&
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    st.st_mtime < now - OLD_GENERATION_S)
 			remove_generation(xasprintf("%s/%s", tree_dir, de->d_name));
 	closedir(d);
 }
