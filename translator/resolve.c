@@ -507,30 +507,9 @@ static void resolve_probe(struct resolver *r, struct probe *p)
 static void resolve_function(struct resolver *r, struct function *fn,
 			     struct file *file)
 {
-	struct scope sc = { 0 };
-	int i;
-
-	sc.fn = fn;
-	sc.file = file;
-	for (i = 0; i < fn->nparams; i++) {
-		struct symbol *s = xalloc(sizeof(*s));
-
-		s->kind = SYM_PARAM;
-		s->name = fn->params[i].name;
-		s->loc = fn->params[i].loc;
-		s->type = fn->params[i].type;
-		s->type_loc = fn->params[i].loc;
-		s->index = i;
-		fn->params[i].sym = s;
-		sc.syms = xrealloc(sc.syms, (sc.n + 1) * sizeof(s));
-		sc.syms[sc.n++] = s;
-	}
-	if (fn->body) {
-		sym_resolve_stmt(r, &sc, fn->body);
+	sym_resolve_function(r, fn, file);
+	if (fn->body)
 		target_bind_function(fn);
-	}
-	fn->locals = sc.syms;
-	fn->nlocals = sc.n;
 }
 
 static struct file *file_of_function(struct resolver *r, struct function *fn)

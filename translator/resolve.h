@@ -38,6 +38,7 @@ void clone_set_via(const struct srcloc *via);	/* NULL: stop marking */
 /* symbols.c */
 void sym_resolve_stmt(struct resolver *r, struct scope *sc, struct stmt *s);
 void sym_resolve_expr(struct resolver *r, struct scope *sc, struct expr *e);
+void sym_resolve_function(struct resolver *r, struct function *fn, struct file *file);
 struct symbol *sym_find_global(struct resolver *r, const char *name,
 			       struct file *from);
 void sym_add_global(struct resolver *r, struct global_decl *g);

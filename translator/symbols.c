@@ -438,3 +438,29 @@ void sym_resolve_stmt(struct resolver *r, struct scope *sc, struct stmt *s)
 	sym_resolve_stmt(r, sc, s->then);
 	sym_resolve_stmt(r, sc, s->els);
 }
+
+/* a function's parameters as symbols, then its body's names; its locals
+ * are the scope's symbols */
+void sym_resolve_function(struct resolver *r, struct function *fn, struct file *file)
+{
+	struct scope sc = { .fn = fn, .file = file };
+	int i;
+
+	for (i = 0; i < fn->nparams; i++) {
+		struct symbol *s = xalloc(sizeof(*s));
+
+		s->kind = SYM_PARAM;
+		s->name = fn->params[i].name;
+		s->loc = fn->params[i].loc;
+		s->type = fn->params[i].type;
+		s->type_loc = fn->params[i].loc;
+		s->index = i;
+		fn->params[i].sym = s;
+		sc.syms = xrealloc(sc.syms, (sc.n + 1) * sizeof(s));
+		sc.syms[sc.n++] = s;
+	}
+	if (fn->body)
+		sym_resolve_stmt(r, &sc, fn->body);
+	fn->locals = sc.syms;
+	fn->nlocals = sc.n;
+}

@@ -278,26 +278,7 @@ static bool library_parse(struct library *lib, struct resolver *r)
 static void resolve_one_function(struct resolver *r, struct function *fn,
 				 struct file *file)
 {
-	struct scope sc = { .fn = fn, .file = file };
-	int i;
-
-	for (i = 0; i < fn->nparams; i++) {
-		struct symbol *s = xalloc(sizeof(*s));
-
-		s->kind = SYM_PARAM;
-		s->name = fn->params[i].name;
-		s->loc = fn->params[i].loc;
-		s->type = fn->params[i].type;
-		s->type_loc = fn->params[i].loc;
-		s->index = i;
-		fn->params[i].sym = s;
-		sc.syms = xrealloc(sc.syms, (sc.n + 1) * sizeof(s));
-		sc.syms[sc.n++] = s;
-	}
-	if (fn->body)
-		sym_resolve_stmt(r, &sc, fn->body);
-	fn->locals = sc.syms;
-	fn->nlocals = sc.n;
+	sym_resolve_function(r, fn, file);
 	r->prog->functions = xrealloc(r->prog->functions,
 				      (r->prog->nfunctions + 1) * sizeof(fn));
 	r->prog->functions[r->prog->nfunctions++] = fn;
