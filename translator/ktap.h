@@ -25,6 +25,7 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *read_whole_file(const char *path, size_t *len);	/* NULL + errno */
+void remove_tree(const char *path);		/* rm -rf; errors ignored */
 double now_seconds(void);			/* monotonic */
 const char *ktap_cache_dir(void);	/* $KTAP_CACHE, else ~/.cache/ktap */
 long peak_rss_kb(void);

@@ -424,13 +424,46 @@ static bool has_param(const struct syscall_info *c, const char *name)
 	return false;
 }
 
+/*
+ * How an argument is read and shown in argstr: `read` is the script
+ * expression of its value (%d: its position), `fmt` its argstr format,
+ * `show` the expression formatted (%s: the variable).
+ */
+struct arg_style {
+	const char *read;
+	const char *fmt;
+	const char *show;
+};
+
+static struct arg_style arg_style(const struct syscall_info *c, const struct sc_param *p)
+{
+	const char *v = p->name;
+
+	if (is_pointer(p))
+		return (struct arg_style){ "__sc_arg(%d)", "%s", "__sc_ptr_str(%s)" };
+	if (strcmp(v, "dfd") == 0 || strcmp(v, "olddfd") == 0 || strcmp(v, "newdfd") == 0)
+		return (struct arg_style){ "__sc_int(%d)", "%s", "_dfd_str(%s)" };
+	if (strcmp(p->type, "umode_t") == 0)
+		return (struct arg_style){ "__sc_arg(%d) & 0xffff", "%#o", "%s" };
+	if (strcmp(v, "flags") == 0 && strncmp(c->name, "open", 4) == 0)
+		return (struct arg_style){ "__sc_arg(%d) & 0xffffffff", "%s", "_open_flags_str(%s)" };
+	if (strcmp(v, "sig") == 0 && is_signed_int(p))
+		return (struct arg_style){ "__sc_int(%d)", "%s", "_signal_name(%s)" };
+	if (strstr(v, "flags") || strcmp(v, "prot") == 0 || strcmp(v, "mask") == 0)
+		return (struct arg_style){ "__sc_arg(%d)", "%#x", "%s" };
+	if (is_signed_int(p))
+		return (struct arg_style){ "__sc_int(%d)", "%d", "%s" };
+	return (struct arg_style){ "__sc_arg(%d)",
+		strstr(p->type, "unsigned") && !strstr(p->type, "long") ? "%u" : "%d", "%s" };
+}
+
 /* one argument's variable and its part of argstr */
 static void emit_param(struct strbuf *sb, struct strbuf *fmt, struct strbuf *args,
 		       const struct syscall_info *c, int i)
 {
 	const struct sc_param *p = &c->params[i];
-	const char *v = p->name;
-	char *var = is_keyword(v) ? xasprintf("%s_", v) : xstrdup(v);
+	char *var = is_keyword(p->name) ? xasprintf("%s_", p->name) : xstrdup(p->name);
+	struct arg_style st;
 
 	if (strcmp(p->type, "umode_t") == 0 && has_param(c, "flags")) {
 		/* open(2) and friends: the mode only matters, and strace only
@@ -442,44 +475,20 @@ static void emit_param(struct strbuf *sb, struct strbuf *fmt, struct strbuf *arg
 	}
 	if (i)
 		sb_puts(fmt, ", ");
-	if (is_user_string(p) && strcmp(v, "buf") != 0) {
+	if (is_user_string(p) && strcmp(p->name, "buf") != 0) {
 		sb_printf(sb, "\t%s_uaddr = __sc_arg(%d)\n", var, i + 1);
 		sb_printf(sb, "\t%s = user_string2(%s_uaddr, \"<unknown>\")\n", var, var);
 		sb_puts(fmt, "%s");
 		sb_printf(args, ", __sc_str_arg(%s_uaddr)", var);
-	} else if (is_pointer(p)) {
-		sb_printf(sb, "\t%s = __sc_arg(%d)\n", var, i + 1);
-		sb_puts(fmt, "%s");
-		sb_printf(args, ", __sc_ptr_str(%s)", var);
-	} else if (strcmp(v, "dfd") == 0 || strcmp(v, "olddfd") == 0 || strcmp(v, "newdfd") == 0) {
-		sb_printf(sb, "\t%s = __sc_int(%d)\n", var, i + 1);
-		sb_puts(fmt, "%s");
-		sb_printf(args, ", _dfd_str(%s)", var);
-	} else if (strcmp(p->type, "umode_t") == 0) {
-		sb_printf(sb, "\t%s = __sc_arg(%d) & 0xffff\n", var, i + 1);
-		sb_puts(fmt, "%#o");
-		sb_printf(args, ", %s", var);
-	} else if (strcmp(v, "flags") == 0 && strncmp(c->name, "open", 4) == 0) {
-		sb_printf(sb, "\t%s = __sc_arg(%d) & 0xffffffff\n", var, i + 1);
-		sb_puts(fmt, "%s");
-		sb_printf(args, ", _open_flags_str(%s)", var);
-	} else if (strcmp(v, "sig") == 0 && is_signed_int(p)) {
-		sb_printf(sb, "\t%s = __sc_int(%d)\n", var, i + 1);
-		sb_puts(fmt, "%s");
-		sb_printf(args, ", _signal_name(%s)", var);
-	} else if (strstr(v, "flags") || strcmp(v, "prot") == 0 || strcmp(v, "mask") == 0) {
-		sb_printf(sb, "\t%s = __sc_arg(%d)\n", var, i + 1);
-		sb_puts(fmt, "%#x");
-		sb_printf(args, ", %s", var);
-	} else if (is_signed_int(p)) {
-		sb_printf(sb, "\t%s = __sc_int(%d)\n", var, i + 1);
-		sb_puts(fmt, "%d");
-		sb_printf(args, ", %s", var);
-	} else {
-		sb_printf(sb, "\t%s = __sc_arg(%d)\n", var, i + 1);
-		sb_puts(fmt, strstr(p->type, "unsigned") && !strstr(p->type, "long") ? "%u" : "%d");
-		sb_printf(args, ", %s", var);
+		return;
 	}
+	st = arg_style(c, p);
+	sb_printf(sb, "\t%s = ", var);
+	sb_printf(sb, st.read, i + 1);
+	sb_puts(sb, "\n");
+	sb_puts(fmt, st.fmt);
+	sb_puts(args, ", ");
+	sb_printf(args, st.show, var);
 }
 
 static void emit_call(struct strbuf *sb, const struct syscall_info *c, const char *prefix)
@@ -641,23 +650,6 @@ static bool write_tapset(const char *dir, const struct syscall_table *t)
 	return true;
 }
 
-/* a generation of the tapset: a directory of files (or the single
- * syscalls.stp of older ktaps) */
-static void remove_generation(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *de;
-
-	if (!d) {
-		unlink(path);
-		return;
-	}
-	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			unlinkat(dirfd(d), de->d_name, 0);
-	closedir(d);
-	rmdir(path);
-}
 
 /* how long a generation other than the current one is kept */
 #define OLD_GENERATION_S 3600
@@ -680,7 +672,7 @@ static void remove_old_generations(const char *tree_dir, const char *keep)
 		    strcmp(de->d_name, keep) &&
 		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    st.st_mtime < now - OLD_GENERATION_S)
-			remove_generation(xasprintf("%s/%s", tree_dir, de->d_name));
+			remove_tree(xasprintf("%s/%s", tree_dir, de->d_name));
 	closedir(d);
 }
 
@@ -736,12 +728,12 @@ static bool make_generation(const char *tree_dir, const char *gen,
 	if (!mkdtemp(tmp))
 		return false;
 	if (!write_tapset(tmp, t)) {
-		remove_generation(tmp);
+		remove_tree(tmp);
 		return false;
 	}
 	/* another run may have made the same generation meanwhile */
 	if (rename(tmp, gen) < 0) {
-		remove_generation(tmp);
+		remove_tree(tmp);
 		return errno == EEXIST || errno == ENOTEMPTY;
 	}
 	return true;

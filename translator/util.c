@@ -9,11 +9,14 @@
  * every block handed out here is recorded, and arena_release() frees them
  * all at once. Code that frees a block early uses xfree(), never free().
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ktap.h"
 
@@ -270,4 +273,31 @@ const char *ktap_cache_dir(void)
 		dir = cache && *cache ? xstrdup(cache)
 				      : xasprintf("%s/.cache/ktap", home && *home ? home : "/tmp");
 	return dir;
+}
+
+/* remove a file, or a directory and everything below it; errors ignored */
+void remove_tree(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+
+	if (!d) {
+		unlink(path);
+		return;
+	}
+	while ((de = readdir(d))) {
+		char *sub;
+		struct stat st;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		sub = xasprintf("%s/%s", path, de->d_name);
+		if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
+			remove_tree(sub);
+		else
+			unlink(sub);
+		xfree(sub);
+	}
+	closedir(d);
+	rmdir(path);
 }

@@ -108,30 +108,6 @@ static void mkdir_p(const char *path)
 	free(p);
 }
 
-static void remove_tree(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *de;
-
-	if (!d) {
-		unlink(path);
-		return;
-	}
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		char *sub = xasprintf("%s/%s", path, de->d_name);
-		struct stat st;
-
-		if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
-			remove_tree(sub);
-		else
-			unlink(sub);
-		free(sub);
-	}
-	closedir(d);
-	rmdir(path);
-}
 
 static int copy_file(const char *from, const char *to)
 {
