@@ -980,6 +980,20 @@ static void emit_iter_key(struct emitter *em, const char *it,
 static void emit_stmt(struct emitter *em, const struct stmt *s);
 
 /* foreach (b in @hist_log(x) limit n): b runs over the bucket numbers */
+/* the body of a foreach (opened with "{" and one more indent), its
+ * continue label, the closing brace and its break label */
+static void emit_loop_end(struct emitter *em, const struct stmt *s,
+			  struct loop_labels l)
+{
+	em->loops[em->nloops++] = l;
+	emit_stmt(em, s->then);
+	em->nloops--;
+	em->indent--;
+	line(em, "cont%d: __maybe_unused;", l.cont);
+	line(em, "}");
+	line(em, "brk%d: __maybe_unused;", l.brk);
+}
+
 static void emit_foreach_buckets(struct emitter *em, const struct stmt *s)
 {
 	const struct foreach_info *fe = s->fe;
@@ -999,13 +1013,7 @@ static void emit_foreach_buckets(struct emitter *em, const struct stmt *s)
 	line(em, "for (%s = 0; %s < %s; %s++) {", b, b, bound, b);
 	em->indent++;
 	emit_action(em, s);
-	em->loops[em->nloops++] = l;
-	emit_stmt(em, s->then);
-	em->nloops--;
-	em->indent--;
-	line(em, "cont%d: __maybe_unused;", l.cont);
-	line(em, "}");
-	line(em, "brk%d: __maybe_unused;", l.brk);
+	emit_loop_end(em, s, l);
 }
 
 static void emit_foreach(struct emitter *em, const struct stmt *s)
@@ -1057,13 +1065,7 @@ static void emit_foreach(struct emitter *em, const struct stmt *s)
 			line(em, "%s = ktap_map_iter_value_long(%s);",
 			     var_name(fe->value->sym), it);
 	}
-	em->loops[em->nloops++] = l;
-	emit_stmt(em, s->then);
-	em->nloops--;
-	em->indent--;
-	line(em, "cont%d: __maybe_unused;", l.cont);
-	line(em, "}");
-	line(em, "brk%d: __maybe_unused;", l.brk);
+	emit_loop_end(em, s, l);
 	line(em, "ktap_map_iter_end(%s);", it);
 	line(em, "%s = NULL;", it);
 }
