@@ -424,6 +424,7 @@ static void remove_step_outputs(const struct build_names *bn)
 {
 	static const char *const outs[] = {
 		"%s/%s.o", "%s/%s.mod.c", "%s/%s.mod.o", "%s/%s.ko", "%s/%s.mod",
+		"%s/%s.ver.c", "%s/%s.ver.o",
 	};
 	size_t i;
 
@@ -595,6 +596,170 @@ static char *compile_command(const struct recipe *r, const char *kdir,
 	return fill_in(replace_all(xasprintf("%s %s", cs.flags.buf, cs.rest), "@P@", h), bn);
 }
 
+/* ---- NAME.mod.o from a per-tree template ----
+ * modpost's NAME.mod.c includes linux/module.h: compiling it costs about
+ * 0.4 s and 56 MB per module, yet only two parts of it differ between
+ * ktap modules: the module's name (KBUILD_MODNAME, in struct module and
+ * in .modinfo's name=) and the __versions table and depends= line that
+ * modpost writes for the symbols the module uses. So the rest is
+ * compiled once per tree and name length, with a placeholder name of the
+ * same length, into <recipe>/modtmpl-<hash>.o; a module's .mod.o is a
+ * copy with the placeholder's bytes changed to its name, linked with a
+ * tiny unit (no headers) holding its own __versions and depends=.
+ * modpost still runs, as kbuild runs it: it checks the symbols and
+ * writes the CRCs. Anything unexpected in the .mod.c, and the .mod.c is
+ * compiled as kbuild does.
+ */
+
+/* the versions table of a .mod.c: from its declaration to its "};" */
+static bool cut_versions(const char *modc, const char **start, const char **end)
+{
+	const char *s = strstr(modc, "static const struct modversion_info ____versions[]");
+	const char *e = s ? strstr(s, "\n};\n") : NULL;
+
+	if (!s || !e)
+		return false;
+	*start = s;
+	*end = e + 4;
+	return true;
+}
+
+/* the .mod.c without what differs between modules; NULL if its shape is
+ * not the one expected */
+static char *modc_common_part(const char *modc, const char *name, char **versions,
+			      char **depends)
+{
+	const char *vs, *ve, *ds, *de;
+	char *rest;
+
+	if (!cut_versions(modc, &vs, &ve) || !(ds = strstr(ve, "\nMODULE_INFO(depends, \"")))
+		return NULL;
+	ds++;
+	if (!(de = strstr(ds, "\");\n")) || strchr(ds + 22, '\n') < de)
+		return NULL;
+	de += 4;
+	*versions = xstrndup(vs, ve - vs);
+	*depends = xstrndup(ds + 22, de - 4 - (ds + 22));
+	rest = xasprintf("%.*s%.*s%s", (int)(vs - modc), modc, (int)(ds - ve), ve, de);
+	/* the template must not use the module's name other than by macro */
+	return strstr(rest, name) ? NULL : rest;
+}
+
+/* a name of the given length that no module of ktap's has: ktapZZZ... */
+static char *placeholder_name(size_t len)
+{
+	char *p = xalloc(len + 1);
+
+	memcpy(p, "ktap", 4);
+	memset(p + 4, 'Z', len - 4);
+	return p;
+}
+
+/* every occurrence of from (same length as to) replaced in a copy */
+static int copy_replacing(const char *src, const char *dst, const char *from, const char *to)
+{
+	size_t len, n = strlen(from);
+	char *data = read_whole_file(src, &len), *p;
+	int found = 0;
+	FILE *f;
+
+	if (!data || strlen(to) != n)
+		return -1;
+	for (p = data; (p = memmem(p, len - (p - data), from, n)); p += n, found++)
+		memcpy(p, to, n);
+	/* struct module's name and .modinfo's name= at least */
+	if (found < 2 || !(f = fopen(dst, "w")))
+		return -1;
+	if (fwrite(data, 1, len, f) != len || fclose(f) != 0)
+		return -1;
+	free(data);
+	return 0;
+}
+
+/* <recipe>/modtmpl-<hash>.o for this .mod.c, compiled if not there yet */
+static char *modtmpl_object(const struct recipe *r, const char *kdir, const char *common,
+			    size_t name_len, const struct options *opt)
+{
+	char hex[SHA256_HEX_LEN + 1];
+	struct build_names tb;
+	char *obj, *tdir, *cmd;
+	struct sha256 s;
+
+	sha256_init(&s);
+	sha256_update(&s, common, strlen(common) + 1);
+	sha256_update(&s, r->step[STEP_MOD_COMPILE], strlen(r->step[STEP_MOD_COMPILE]) + 1);
+	sha256_update(&s, &name_len, sizeof(name_len));
+	sha256_final_hex(&s, hex);
+	obj = xasprintf("%s/modtmpl-%.16s.o", r->dir, hex);
+	if (access(obj, R_OK) == 0)
+		return obj;
+	tdir = xasprintf("%s/modtmpl-%.16s.tmp-%d", r->dir, hex, (int)getpid());
+	tb = (struct build_names){ tdir, placeholder_name(name_len), "/nonexistent" };
+	cmd = fill_in(r->step[STEP_MOD_COMPILE], &tb);
+	if (mkdir(tdir, 0700) < 0 ||
+	    write_file(xasprintf("%s/%s.mod.c", tdir, tb.name), common) ||
+	    run_step(cmd, kdir, xasprintf("%s/log", tdir)) < 0 ||
+	    rename(xasprintf("%s/%s.mod.o", tdir, tb.name), obj) < 0) {
+		if (opt->verbose)
+			fprintf(stderr, "Pass 4: could not compile the .mod.c template in %s\n", tdir);
+		return NULL;
+	}
+	remove_tree(tdir);
+	if (opt->verbose)
+		fprintf(stderr, "Pass 4: compiled the .mod.c template %s\n", obj);
+	return obj;
+}
+
+/* the module's own part of its .mod.c, as C that needs no header */
+static char *versions_unit(const char *versions, const char *depends)
+{
+	const char *table = strchr(versions, '{');
+
+	return xasprintf("/* ktap: this module's part of its .mod.c (see build.c) */\n"
+			 "struct modversion_info {\n"
+			 "\tunsigned long crc;\n"
+			 "\tchar name[64 - sizeof(unsigned long)];\n"
+			 "};\n\n"
+			 "static const struct modversion_info ____versions[]\n"
+			 "__attribute__((__used__, __section__(\"__versions\"))) = %s\n"
+			 "static const char ktap_modinfo_depends[]\n"
+			 "__attribute__((__used__, __section__(\".modinfo\"), __aligned__(1))) =\n"
+			 "\t\"depends=%s\";\n",
+			 table, depends);
+}
+
+/* the compiler of the recipe's compile, on the small unit: data only */
+static char *versions_compile(const struct recipe *r, const struct build_names *bn)
+{
+	const char *cmd = r->step[STEP_MOD_COMPILE];
+	size_t skip = strspn(cmd, " \t");
+
+	return xasprintf("%.*s -c -O2 -fno-PIE -mcmodel=kernel -o %s/%s.ver.o %s/%s.ver.c",
+			 (int)strcspn(cmd + skip, " \t"), cmd + skip,
+			 bn->dir, bn->name, bn->dir, bn->name);
+}
+
+/* NAME.mod.o (and NAME.ver.o) without compiling linux/module.h; -1: compile
+ * the .mod.c instead */
+static int mod_object_from_template(const struct recipe *r, const char *kdir,
+				    const struct build_names *bn, const struct options *opt)
+{
+	char *modc = read_whole_file(xasprintf("%s/%s.mod.c", bn->dir, bn->name), NULL);
+	char *common, *versions, *depends, *obj;
+	size_t len = strlen(bn->name);
+
+	if (getenv("KTAP_NO_MODTMPL") || !modc || len < 12 ||
+	    !(common = modc_common_part(modc, bn->name, &versions, &depends)) ||
+	    !(obj = modtmpl_object(r, kdir, common, len, opt)))
+		return -1;
+	if (copy_replacing(obj, xasprintf("%s/%s.mod.o", bn->dir, bn->name),
+			   placeholder_name(len), bn->name) < 0 ||
+	    write_file(xasprintf("%s/%s.ver.c", bn->dir, bn->name), versions_unit(versions, depends)) ||
+	    run_step(versions_compile(r, bn), kdir, xasprintf("%s/build.log", bn->dir)) < 0)
+		return -1;
+	return 0;
+}
+
 enum direct_result { DIRECT_BUILT, DIRECT_FAILED, DIRECT_FALLBACK };
 
 /* run the recipe's commands; a compile that fails is the script's C (the
@@ -605,6 +770,7 @@ static enum direct_result direct_build(const struct recipe *r, const char *kdir,
 {
 	char *log = xasprintf("%s/build.log", bn->dir);
 	double t0 = now_seconds();
+	bool from_template = false;
 	int i;
 
 	if (write_step_inputs(bn))
@@ -612,10 +778,19 @@ static enum direct_result direct_build(const struct recipe *r, const char *kdir,
 	for (i = 0; i < NSTEPS; i++) {
 		char *cmd = i == STEP_COMPILE ? compile_command(r, kdir, bn, opt)
 					      : fill_in(r->step[i], bn);
+		int rc;
 
+		if (i == STEP_MOD_COMPILE && mod_object_from_template(r, kdir, bn, opt) == 0) {
+			from_template = true;
+			continue;
+		}
+		if (i == STEP_LINK && from_template)
+			cmd = replace_all(cmd, xasprintf("%s/%s.mod.o", bn->dir, bn->name),
+					  xasprintf("%s/%s.mod.o %s/%s.ver.o", bn->dir, bn->name,
+						    bn->dir, bn->name));
 		if (opt->verbose > 1)
 			fprintf(stderr, "Running %s\n", cmd);
-		int rc = run_step(cmd, kdir, log);
+		rc = run_step(cmd, kdir, log);
 
 		if (rc < 0 && i == STEP_COMPILE) {
 			show_build_log(log);
@@ -632,7 +807,8 @@ static enum direct_result direct_build(const struct recipe *r, const char *kdir,
 		return DIRECT_FALLBACK;
 	}
 	if (opt->verbose)
-		fprintf(stderr, "Pass 4: built with kbuild's commands run directly (%.0f ms)\n",
+		fprintf(stderr, "Pass 4: built with kbuild's commands run directly, %s (%.0f ms)\n",
+			from_template ? "the .mod.o from the tree's template" : "the .mod.c compiled",
 			(now_seconds() - t0) * 1000.0);
 	return DIRECT_BUILT;
 }
