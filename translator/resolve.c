@@ -335,6 +335,38 @@ static bool point_ignored(const struct probe_point *pp)
 	return glob && *glob && fnmatch(glob, probe_point_text(pp), 0) == 0;
 }
 
+/*
+ * A point under '?' or '!' that needs the kernel's debuginfo
+ * (kernel.trace, kernel.function, kernel.statement) when there is none,
+ * neither DWARF nor BTF. The providers make that an error, which a user
+ * asking for the point must see; for an optional point it only means the
+ * point is not there, so that "kernel.function(...) !, kprobe.function(...)"
+ * falls back. (BTF is asked first: it is cheap; the DWARF takes an index.)
+ */
+static bool optional_without_debuginfo(const struct probe_point *pp)
+{
+	if (!pp_is(pp, 0, "kernel") ||
+	    !(pp_is(pp, 1, "trace") || pp_is(pp, 1, "function") || pp_is(pp, 1, "statement")))
+		return false;
+	return !probes_btf(NULL) && !probes_dwarf(NULL);
+}
+
+/* ask the providers; an optional point is marked so for them, also when
+ * it is optional only because an alias using it is ("a !, b") */
+static int resolve_point(const struct probe_point *pp, bool optional,
+			 struct concrete_point *cp)
+{
+	struct probe_point marked;
+
+	if (point_ignored(pp) || (optional && optional_without_debuginfo(pp)))
+		return 0;
+	if (!optional || pp->optional || pp->sufficient)
+		return probes_resolve(pp, cp);
+	marked = *pp;
+	marked.optional = true;
+	return probes_resolve(&marked, cp);
+}
+
 static struct expansion *expand_point(struct resolver *r,
 				      const struct probe_point *pp, int depth,
 				      bool optional)
@@ -352,7 +384,7 @@ static struct expansion *expand_point(struct resolver *r,
 	x = expand_aliases(r, pp, depth, optional, &found);
 	if (found)
 		return x;
-	rc = point_ignored(pp) ? 0 : probes_resolve(pp, &cp);
+	rc = resolve_point(pp, optional, &cp);
 	if (rc < 0)
 		return NULL;
 	if (rc == 0) {
@@ -387,14 +419,18 @@ static struct stmt *wrap_body(const struct expansion *x, const struct stmt *body
 
 	block->kind = ST_BLOCK;
 	block->loc = body ? body->loc : (struct srcloc){ 0 };
+	/* x->prologues go from the alias nearest the kernel's point to the
+	 * user's: "probe a = b { A }" over "probe b = k { B }" runs B, then A
+	 * (which may use what B set), then the body; epilogues the other
+	 * way round, so each alias wraps the ones it is built on */
 	clone_set_via(user_point);
-	for (i = x->nprologues - 1; i >= 0; i--)
+	for (i = 0; i < x->nprologues; i++)
 		push_stmt(&block->body, &block->nbody, clone_stmt(x->prologues[i]));
 	clone_set_via(NULL);
 	if (body)
 		push_stmt(&block->body, &block->nbody, clone_stmt(body));
 	clone_set_via(user_point);
-	for (i = 0; i < x->nepilogues; i++)
+	for (i = x->nepilogues - 1; i >= 0; i--)
 		push_stmt(&block->body, &block->nbody, clone_stmt(x->epilogues[i]));
 	clone_set_via(NULL);
 	return block;
