@@ -306,7 +306,8 @@ static int run_mkinitramfs(char *const *inputs, const char *abi, const char *img
 }
 
 /* rebuild the initramfs when the guest binaries or scripts it was built
- * from changed (another build dir counts as a change) */
+ * from (inputs[3] is mkinitramfs itself) changed (another build dir counts
+ * as a change) */
 static int ensure_initramfs(const struct options *opt, const char *abi)
 {
 	char *img = initramfs_path(abi);
@@ -314,17 +315,19 @@ static int ensure_initramfs(const struct options *opt, const char *abi)
 	char *inputs[] = {
 		agent_bin(opt), ktap_run_bin(opt),
 		data_file(opt, "guest/init"), data_file(opt, "guest/mkinitramfs"),
+		data_file(opt, "guest/guest-modules"),
 	};
+	const size_t n = sizeof(inputs) / sizeof(inputs[0]);
 	char *want = NULL, *have;
 	int rc = 0;
 
-	for (size_t i = 0; i < 4; i++)
+	for (size_t i = 0; i < n; i++)
 		if (!file_exists(inputs[i])) {
 			vm_err("%s is missing%s", inputs[i], i < 2 ? " (run make)" : "");
 			rc = -1;
 		}
 	if (rc == 0) {
-		want = initramfs_inputs(inputs, 4);
+		want = initramfs_inputs(inputs, n);
 		have = read_whole_file(stamp, NULL);
 		if (!file_exists(img) || !have || strcmp(have, want)) {
 			rc = run_mkinitramfs(inputs, abi, img);
@@ -339,7 +342,7 @@ static int ensure_initramfs(const struct options *opt, const char *abi)
 		}
 		free(have);
 	}
-	for (size_t i = 0; i < 4; i++)
+	for (size_t i = 0; i < n; i++)
 		free(inputs[i]);
 	free(want);
 	free(stamp);
