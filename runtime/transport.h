@@ -157,20 +157,21 @@ static DEFINE_PER_CPU(seqcount_t, ktap_relay_seq);
  * @rec: header followed by @rec->len bytes of output; magic and seq are
  *	filled in here
  *
- * Called from a probe handler with preemption disabled. The record is
- * numbered, reserved and filled with interrupts off inside this CPU's
- * ktap_relay_seq, so the reader's snapshot never sees it half written,
- * and seq grows
- * in buffer order. A full buffer drops the record and counts it. Readers
- * are not woken from here (see ktap_relay_waker()).
+ * Called from a probe handler, with preemption disabled and this CPU
+ * claimed (ktap_busy_claim()): a probe that fires in an interrupt here is
+ * skipped, so no other record is written on this CPU meanwhile and
+ * interrupts may stay on (saving and restoring them is dear in a TCG
+ * guest, on every record). The record is numbered, reserved and filled
+ * inside this CPU's ktap_relay_seq, so the reader's snapshot never sees
+ * it half written, and seq grows in buffer order. A full buffer drops the
+ * record and counts it. Readers are not woken from here (see
+ * ktap_relay_waker()).
  */
-static void ktap_transport_write(struct ktap_rec_hdr *rec)
+static __always_inline void ktap_transport_write(struct ktap_rec_hdr *rec)
 {
 	size_t size = sizeof(*rec) + rec->len;
-	unsigned long flags;
 	void *p;
 
-	local_irq_save(flags);
 	/* readers on other CPUs retry while this write is in progress */
 	raw_write_seqcount_begin(this_cpu_ptr(&ktap_relay_seq));
 	rec->magic = KTAP_REC_MAGIC;
@@ -181,7 +182,6 @@ static void ktap_transport_write(struct ktap_rec_hdr *rec)
 	else
 		this_cpu_inc(ktap_stats->dropped);
 	raw_write_seqcount_end(this_cpu_ptr(&ktap_relay_seq));
-	local_irq_restore(flags);
 }
 
 /**

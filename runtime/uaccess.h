@@ -18,6 +18,40 @@
 #define KTAP_STR_CHUNK 64
 
 /**
+ * ktap_fetch_user_words() - copy a user string a word at a time, no fault
+ * @dst: at least @size bytes
+ * @addr: the string
+ * @size: room in @dst, NUL included (>= 1)
+ *
+ * strncpy_from_user() with page faults disabled: it reads aligned words
+ * and stops at the word that holds the NUL, where the chunked copy of
+ * ktap_fetch_string() reads KTAP_STR_CHUNK bytes and then searches them.
+ * A file name is a word or two, and a probe on every open reads one.
+ *
+ * Not in NMI context (an int3 kprobe counts): there the user mm may be
+ * half switched, which only copy_from_user_nofault() checks (with
+ * nmi_uaccess_okay(), not exported).
+ *
+ * Return: the length, NUL-terminated in @dst, or -EFAULT without saying
+ * how much of @dst was written.
+ */
+static inline long ktap_fetch_user_words(char *dst, unsigned long addr,
+					 size_t size)
+{
+	long ret;
+
+	pagefault_disable();
+	ret = strncpy_from_user(dst, (const char __user *)addr, size);
+	pagefault_enable();
+	if (ret < 0)
+		return -EFAULT;
+	if (ret >= size)	/* no NUL within @size: truncated */
+		ret = size - 1;
+	dst[ret] = '\0';
+	return ret;
+}
+
+/**
  * ktap_fetch_string() - copy a NUL-terminated string without faulting
  * @dst: at least @size bytes; always NUL-terminated on return
  * @addr: the string
@@ -34,6 +68,13 @@ static __maybe_unused long ktap_fetch_string(char *dst, unsigned long addr,
 {
 	size_t done = 0;
 
+	/* the fast path; a fault is redone below to keep the bytes before it */
+	if (user && size > 1 && !in_nmi()) {
+		long len = ktap_fetch_user_words(dst, addr, size);
+
+		if (len >= 0)
+			return len;
+	}
 	while (done < size - 1) {
 		unsigned long a = addr + done;
 		size_t n = min3(size - 1 - done, (size_t)KTAP_STR_CHUNK,

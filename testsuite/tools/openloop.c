@@ -23,7 +23,7 @@ int main(int argc, char **argv)
 		close(fd);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &b);
-	fprintf(stderr, "openloop: %ld opens in %.3f s\n", n,
+	fprintf(stderr, "openloop: %ld opens in %.6f s\n", n,
 		(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9);
 	return 0;
 }
