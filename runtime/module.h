@@ -19,6 +19,18 @@
 #ifndef _KTAP_MODULE_H
 #define _KTAP_MODULE_H
 
+#ifdef KTAP_PREBUILT
+/*
+ * Compiled once per tree into the prebuilt object (api.c): the light unit
+ * linked with it defines the probe table and the globals' set-up.
+ */
+extern const struct ktap_probe ktap_probes[];
+extern const unsigned int ktap_nr_probes;
+#define KTAP_NR_PROBES ktap_nr_probes
+int ktap_globals_init(void);
+void ktap_globals_exit(void);
+static int ktap_api_check(void);
+#else
 /*
  * Generated code that must free globals at exit defines the function and
  * "#define ktap_globals_exit ktap_globals_exit" before including this.
@@ -28,6 +40,7 @@ static inline void ktap_globals_exit(void)
 {
 }
 #endif
+#endif /* KTAP_PREBUILT */
 
 /**
  * struct ktap_slot - the attachment of one probe
@@ -49,8 +62,39 @@ struct ktap_slot {
 	};
 };
 
-static struct ktap_slot ktap_slots[KTAP_NR_PROBES];
 static DEFINE_MUTEX(ktap_cmd_lock);
+
+#ifdef KTAP_PREBUILT
+/* the table's length is the light unit's: allocated at load */
+static struct ktap_slot *ktap_slots;
+
+static int ktap_slots_alloc(void)
+{
+	int ret = ktap_api_check();
+
+	if (ret)
+		return ret;
+	ktap_slots = kcalloc(KTAP_NR_PROBES, sizeof(*ktap_slots), GFP_KERNEL);
+	return ktap_slots ? 0 : -ENOMEM;
+}
+
+static void ktap_slots_free(void)
+{
+	kfree(ktap_slots);
+	ktap_slots = NULL;
+}
+#else
+static struct ktap_slot ktap_slots[KTAP_NR_PROBES];
+
+static inline int ktap_slots_alloc(void)
+{
+	return 0;
+}
+
+static inline void ktap_slots_free(void)
+{
+}
+#endif
 
 /**
  * ktap_kprobe_pre() - kprobe pre-handler: run the probe
@@ -481,6 +525,9 @@ static int __init ktap_module_init(void)
 {
 	int i, ret;
 
+	ret = ktap_slots_alloc();
+	if (ret)
+		return ret;
 	for (i = 0; i < KTAP_NR_PROBES; i++)
 		ktap_slots[i].probe = &ktap_probes[i];
 	ret = ktap_context_init();
@@ -500,6 +547,7 @@ err_globals:
 	ktap_globals_exit();
 err_context:
 	ktap_context_exit();
+	ktap_slots_free();
 	return ret;
 }
 
@@ -515,11 +563,15 @@ static void __exit ktap_module_exit(void)
 	ktap_transport_exit();
 	ktap_globals_exit();
 	ktap_context_exit();
+	ktap_slots_free();
 }
 
 module_init(ktap_module_init);
 module_exit(ktap_module_exit);
 MODULE_LICENSE("GPL");
+#ifndef KTAP_PREBUILT
+/* a light unit has its own (api.h): the name is not known here */
 MODULE_DESCRIPTION("ktap script " KTAP_MODULE_NAME);
+#endif
 
 #endif /* _KTAP_MODULE_H */

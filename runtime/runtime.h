@@ -59,6 +59,9 @@
 #define KTAP_MODULE_NAME KBUILD_MODNAME
 #endif
 
+/* what a light unit defines for the prebuilt object (api.h) */
+#define KTAP_UNIT_DEF static
+
 #include "limits.h"
 #include "transport.h"
 #include "context.h"

@@ -9,6 +9,7 @@
  * body, plus a side-effect-free C expression that holds the value after
  * them. Long values are int64_t; strings are char buffers of MAXSTRINGLEN.
  */
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@
 #include "debuginfo.h"
 #include "format.h"
 #include "regex.h"
+#include "prebuilt.h"
 
 #define MAX_LOOP_DEPTH 64
 
@@ -33,6 +35,7 @@ struct emitter {
 	int maxstr, maxlong, maxkeys;
 	int nlabels;
 	int indent;
+	bool light;			/* the file also compiles as a light unit */
 	struct loop_labels loops[MAX_LOOP_DEPTH];
 	int nloops;
 	const struct function *fn;	/* NULL in a probe handler */
@@ -143,6 +146,13 @@ static char *var_name(const struct symbol *s)
 	default:
 		return xasprintf("f->l_%s", s->name);
 	}
+}
+
+/* a parameter's type: resolved, or as declared (the prebuilt object's
+ * functions are not resolved) */
+static enum type param_type(const struct param *p)
+{
+	return p->sym ? p->sym->type : p->type;
 }
 
 static char *function_name(const struct function *fn)
@@ -1292,6 +1302,14 @@ static void frame_var(struct strbuf *sb, const struct symbol *s, const char *pre
 		sb_printf(sb, "\tint64_t %s%s;\n", prefix, s->name);
 }
 
+static void frame_param(struct strbuf *sb, const struct param *p)
+{
+	if (param_type(p) == TY_STRING)
+		sb_printf(sb, "\tchar p_%s[MAXSTRINGLEN];\n", p->name);
+	else
+		sb_printf(sb, "\tint64_t p_%s;\n", p->name);
+}
+
 static void begin_body(struct emitter *em, struct strbuf *body)
 {
 	em->body = body;
@@ -1316,7 +1334,7 @@ static char *function_signature(const struct function *fn)
 		sb_puts(&sb, ", char *ret");
 	for (i = 0; i < fn->nparams; i++)
 		sb_printf(&sb, ", %s a_%s",
-			  fn->params[i].sym->type == TY_STRING ? "const char *" : "int64_t",
+			  param_type(&fn->params[i]) == TY_STRING ? "const char *" : "int64_t",
 			  fn->params[i].name);
 	sb_puts(&sb, ")");
 	return sb.buf;
@@ -1350,6 +1368,114 @@ static void emit_embedded_body(struct emitter *em, const struct function *fn)
 	sb_puts(b, "\tgoto out;\n");
 }
 
+/* ---- the light unit and the prebuilt object (runtime/api.h) ----
+ * A script with no embedded C of its own is emitted so that it compiles
+ * both ways: in full (runtime.h, the tapsets' embedded C inline, then
+ * module.h), or with -DKTAP_LIGHT against runtime/api.h only, calling
+ * the runtime and the tapsets' embedded-C functions in the per-tree
+ * prebuilt object (emit_prebuilt_unit()). build.c picks the way.
+ */
+
+/* the tapset files the prebuilt object is made of: the .stp files of
+ * <data>/tapsets */
+static bool in_prebuilt_dir(const struct source *src, const struct options *opt)
+{
+	const char *dir = xasprintf("%s/tapsets/", opt->data_dir);
+	size_t n = strlen(dir);
+
+	return src && src->is_tapset && strncmp(src->name, dir, n) == 0 &&
+	       !strchr(src->name + n, '/') && !strstr(src->text, "%(");
+}
+
+/* an embedded-C tapset function whose C signature is fixed by its
+ * declaration alone, so it can be compiled before any script uses it */
+static bool prebuildable(const struct function *fn, const struct options *opt)
+{
+	int i;
+
+	if (!fn->embedded || !in_prebuilt_dir(fn->loc.src, opt))
+		return false;
+	if (fn->ret_declared ? fn->ret_type != TY_LONG && fn->ret_type != TY_STRING
+			     : fn->returns_value)
+		return false;
+	for (i = 0; i < fn->nparams; i++)
+		if (fn->params[i].type != TY_LONG && fn->params[i].type != TY_STRING)
+			return false;
+	return true;
+}
+
+static enum type declared_ret(const struct function *fn)
+{
+	return fn->ret_declared ? fn->ret_type : TY_VOID;
+}
+
+/* the prebuilt object's symbol for a function: changes with anything
+ * that changes its C */
+static char *prebuilt_symbol(const struct function *fn)
+{
+	char hex[SHA256_HEX_LEN + 1];
+	struct sha256 s;
+	int i, t = declared_ret(fn);
+
+	sha256_init(&s);
+	sha256_update(&s, fn->loc.src->name, strlen(fn->loc.src->name) + 1);
+	sha256_update(&s, &fn->loc.line, sizeof(fn->loc.line));
+	sha256_update(&s, fn->name, strlen(fn->name) + 1);
+	sha256_update(&s, &t, sizeof(t));
+	for (i = 0; i < fn->nparams; i++) {
+		t = fn->params[i].type;
+		sha256_update(&s, fn->params[i].name, strlen(fn->params[i].name) + 1);
+		sha256_update(&s, &t, sizeof(t));
+	}
+	sha256_update(&s, fn->embedded, strlen(fn->embedded) + 1);
+	sha256_final_hex(&s, hex);
+	return xasprintf("ktapt_%s_%.12s", fn->name, hex);
+}
+
+/* a resolved embedded-C function the prebuilt object has, with the C
+ * signature the prebuilt one has */
+static bool same_as_prebuilt(const struct function *fn, const struct options *opt)
+{
+	int i;
+
+	if (!prebuildable(fn, opt) || fn->ret_type != declared_ret(fn))
+		return false;
+	for (i = 0; i < fn->nparams; i++)
+		if (param_type(&fn->params[i]) != fn->params[i].type)
+			return false;
+	return true;
+}
+
+/* a script the light unit can build: its own code has no embedded C, and
+ * all the embedded C it uses is in the prebuilt object */
+static bool light_ok(const struct program *prog, const struct options *opt)
+{
+	int i;
+
+	if (opt->guru || getenv("KTAP_NO_LIGHT"))
+		return false;
+	for (i = 0; i < prog->nembedded; i++)
+		if (!in_prebuilt_dir(prog->embedded[i]->loc.src, opt))
+			return false;
+	for (i = 0; i < prog->nfunctions; i++)
+		if (prog->functions[i]->embedded && !same_as_prebuilt(prog->functions[i], opt))
+			return false;
+	return true;
+}
+
+/* a function's declaration; in a light unit, a prebuilt one is bound to
+ * the prebuilt object's symbol */
+static void emit_prototype(struct emitter *em, struct strbuf *out, const struct function *fn)
+{
+	if (!em->light || !fn->embedded) {
+		sb_printf(out, "%s;\n", function_signature(fn));
+		return;
+	}
+	sb_printf(out, "#ifdef KTAP_LIGHT\n%s __asm__(\"%s\");\n#else\n%s;\n#endif\n",
+		  function_signature(fn) + strlen("static "), prebuilt_symbol(fn),
+		  function_signature(fn));
+}
+
 static void emit_function(struct emitter *em, struct strbuf *out,
 			  const struct function *fn)
 {
@@ -1362,7 +1488,7 @@ static void emit_function(struct emitter *em, struct strbuf *out,
 	for (i = 0; i < fn->nparams; i++) {
 		const struct param *p = &fn->params[i];
 
-		if (p->sym->type == TY_STRING)
+		if (param_type(p) == TY_STRING)
 			line(em, "ktap_strcpy(f->p_%s, a_%s);", p->name, p->name);
 		else
 			line(em, "f->p_%s = a_%s;", p->name, p->name);
@@ -1374,7 +1500,7 @@ static void emit_function(struct emitter *em, struct strbuf *out,
 
 	sb_printf(out, "struct frame_%s {\n", name);
 	for (i = 0; i < fn->nparams; i++)
-		frame_var(out, fn->params[i].sym, "p_");
+		frame_param(out, &fn->params[i]);
 	for (i = 0; i < fn->nlocals; i++)
 		if (fn->locals[i]->kind == SYM_LOCAL)
 			frame_var(out, fn->locals[i], "l_");
@@ -1552,9 +1678,9 @@ static void emit_globals(struct emitter *em, struct strbuf *out)
 		else
 			sb_printf(out, "static DEFINE_RWLOCK(g_%s_lock);\n", g->name);
 	}
-	sb_printf(out, "\nstatic int ktap_globals_init(void)\n{\n%s\treturn 0;\n}\n\n",
+	sb_printf(out, "\nKTAP_UNIT_DEF int ktap_globals_init(void)\n{\n%s\treturn 0;\n}\n\n",
 		  init.buf);
-	sb_printf(out, "static void ktap_globals_exit(void)\n{\n%s}\n"
+	sb_printf(out, "KTAP_UNIT_DEF void ktap_globals_exit(void)\n{\n%s}\n"
 		       "#define ktap_globals_exit ktap_globals_exit\n\n", fini.buf);
 }
 
@@ -1706,8 +1832,9 @@ static void emit_tracepoint_funcs(struct emitter *em, struct strbuf *out)
 {
 	int i;
 
-	sb_puts(out, "static void ktap_tracepoint_hit(void *slot, const unsigned long *args);\n"
-		     "static void ktap_tracepoint_hit_index(int i, const unsigned long *args);\n\n");
+	sb_printf(out, "%sstatic void ktap_tracepoint_hit(void *slot, const unsigned long *args);\n"
+		       "static void ktap_tracepoint_hit_index(int i, const unsigned long *args);\n%s\n",
+		  em->light ? "#ifndef KTAP_LIGHT\n" : "", em->light ? "#endif\n" : "");
 	for (i = 0; i < em->prog->nprobes; i++) {
 		const struct resolved_probe *rp = em->prog->probes[i];
 		const struct concrete_point *cp;
@@ -1732,7 +1859,7 @@ static void emit_probe_table(struct emitter *em, struct strbuf *out)
 	int i;
 
 	emit_tracepoint_funcs(em, out);
-	sb_puts(out, "static const struct ktap_probe ktap_probes[] = {\n");
+	sb_puts(out, "KTAP_UNIT_DEF const struct ktap_probe ktap_probes[] = {\n");
 	for (i = 0; i < em->prog->nprobes; i++) {
 		const struct resolved_probe *rp = em->prog->probes[i];
 		const struct concrete_point *cp;
@@ -1848,14 +1975,57 @@ static bool uses_variance(const struct program *prog)
 	return false;
 }
 
+/* the top-level %{ %} blocks, with #line naming their files */
+static void emit_embedded_blocks(struct strbuf *out, struct embedded_block **blocks, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		sb_printf(out, "#line %d \"%s\"\n%s\n#line RESTORE\n", blocks[i]->loc.line,
+			  blocks[i]->loc.src->name, blocks[i]->code);
+}
+
+/* the runtime: in full, or (light unit) its API */
+static void emit_runtime_include(struct emitter *em, struct strbuf *out)
+{
+	if (em->light)
+		sb_puts(out, "#ifdef KTAP_LIGHT\n#include \"api.h\"\n#else\n");
+	sb_puts(out, "#include \"runtime.h\"\n\n");
+	emit_embedded_blocks(out, em->prog->embedded, em->prog->nembedded);
+	if (em->light)
+		sb_puts(out, "#endif\n");
+}
+
+/* the functions, then the handlers; in a light unit, a prebuilt
+ * function's body is only for the full build */
+static void emit_code(struct emitter *em, struct strbuf *code)
+{
+	int i;
+
+	sb_puts(code, "");
+	for (i = 0; i < em->prog->nfunctions; i++) {
+		const struct function *fn = em->prog->functions[i];
+		bool prebuilt = em->light && fn->embedded;
+
+		if (prebuilt)
+			sb_puts(code, "#ifndef KTAP_LIGHT\n");
+		emit_function(em, code, fn);
+		if (prebuilt)
+			sb_puts(code, "#endif\n");
+	}
+	for (i = 0; i < em->prog->nprobes; i++)
+		emit_probe(em, code, em->prog->probes[i]);
+}
+
 char *emit_program(const struct program *prog, const struct options *opt)
 {
 	struct emitter em = { 0 };
-	struct strbuf out = { 0 };
+	struct strbuf out = { 0 }, code = { 0 };
 	int i;
 
 	em.prog = prog;
 	em.opt = opt;
+	em.light = light_ok(prog, opt);
 	em.c_file = xasprintf("%s.c", prog->module_name);
 	sb_printf(&out, "/* generated by ktap %s from %s */\n", KTAP_VERSION,
 		  prog->user->src->name);
@@ -1863,33 +2033,150 @@ char *emit_program(const struct program *prog, const struct options *opt)
 	emit_defines(&em, &out);
 	if (uses_variance(prog))
 		sb_puts(&out, "#define KTAP_NEED_VARIANCE 1\n");
-	sb_puts(&out, "#include \"runtime.h\"\n\n");
-	for (i = 0; i < prog->nembedded; i++) {
-		const struct embedded_block *b = prog->embedded[i];
-
-		sb_printf(&out, "#line %d \"%s\"\n%s\n#line RESTORE\n", b->loc.line,
-			  b->loc.src->name, b->code);
-	}
+	emit_runtime_include(&em, &out);
 	emit_globals(&em, &out);
 	for (i = 0; i < prog->nfunctions; i++)
-		sb_printf(&out, "%s;\n", function_signature(prog->functions[i]));
+		emit_prototype(&em, &out, prog->functions[i]);
 	sb_puts(&out, "\n");
-	{
-		/* handlers first, so the regex programs they use are known */
-		struct strbuf code = { 0 };
-
-		sb_puts(&code, "");
-		sb_puts(&em.regex_defs, "");
-		for (i = 0; i < prog->nfunctions; i++)
-			emit_function(&em, &code, prog->functions[i]);
-		for (i = 0; i < prog->nprobes; i++)
-			emit_probe(&em, &code, prog->probes[i]);
-		sb_puts(&out, em.regex_defs.buf);
-		sb_puts(&out, code.buf);
-	}
+	/* handlers first, so the regex programs they use are known */
+	sb_puts(&em.regex_defs, "");
+	emit_code(&em, &code);
+	sb_puts(&out, em.regex_defs.buf);
+	sb_puts(&out, code.buf);
 	emit_probe_table(&em, &out);
+	if (em.light)
+		sb_puts(&out, "#ifdef KTAP_LIGHT\nKTAP_LIGHT_TAIL\n#else\n");
 	sb_puts(&out, "#include \"module.h\"\n");
+	if (em.light)
+		sb_puts(&out, "#endif\n");
 	if (diag_error_count())
 		return NULL;
+	return restore_lines(out.buf, em.c_file);
+}
+
+/* ---- the prebuilt object's unit ---- */
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* the tapset files of the prebuilt object, parsed, in name order */
+static struct file **prebuilt_files(const struct options *opt, int *n)
+{
+	char *dir = xasprintf("%s/tapsets", opt->data_dir);
+	struct file **files = NULL;
+	char **names = NULL;
+	int i, nnames = 0;
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	*n = 0;
+	while (d && (de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+
+		if (len > 4 && !strcmp(de->d_name + len - 4, ".stp")) {
+			names = xrealloc(names, (nnames + 1) * sizeof(*names));
+			names[nnames++] = xasprintf("%s/%s", dir, de->d_name);
+		}
+	}
+	if (d)
+		closedir(d);
+	qsort(names, nnames, sizeof(*names), compare_names);
+	for (i = 0; i < nnames; i++) {
+		struct source *src = source_from_file(names[i]);
+		struct file *f;
+
+		if (!src)
+			continue;
+		src->is_tapset = true;
+		if (!in_prebuilt_dir(src, opt) || !(f = parse_source(src)))
+			continue;
+		files = xrealloc(files, (*n + 1) * sizeof(*files));
+		files[(*n)++] = f;
+	}
+	return files;
+}
+
+/* a parsed function as the emitter wants it: its parameters as symbols
+ * of their declared types, its return type as declared */
+static struct function *as_resolved(const struct function *fn)
+{
+	struct function *r = xalloc(sizeof(*r));
+	int i;
+
+	*r = *fn;
+	r->ret_type = declared_ret(fn);
+	r->params = xalloc((fn->nparams + 1) * sizeof(*r->params));
+	for (i = 0; i < fn->nparams; i++) {
+		struct symbol *sym = xalloc(sizeof(*sym));
+
+		r->params[i] = fn->params[i];
+		sym->name = fn->params[i].name;
+		sym->kind = SYM_PARAM;
+		sym->type = fn->params[i].type;
+		r->params[i].sym = sym;
+	}
+	r->locals = NULL;
+	r->nlocals = 0;
+	return r;
+}
+
+/* one prebuilt function: emitted as a script's would be, and exported
+ * as its prebuilt_symbol(); a second function of the same C name is not
+ * prebuilt (its callers build in full) */
+static void emit_prebuilt_function(struct emitter *em, struct strbuf *out,
+				   const struct function *fn, struct strbuf *symbols,
+				   struct strbuf *seen)
+{
+	struct function *r = as_resolved(fn);
+	char *name = function_name(r), *key = xasprintf("\n%s\n", name);
+
+	if (seen->buf && strstr(seen->buf, key))
+		return;
+	sb_puts(seen, key);
+	emit_function(em, out, r);
+	sb_printf(out, "__typeof__(%s) %s __attribute__((__alias__(\"%s\")));\n\n",
+		  name, prebuilt_symbol(fn), name);
+	sb_printf(symbols, "%s\n", prebuilt_symbol(fn));
+}
+
+char *emit_prebuilt_unit(const struct options *opt, const char *defines, char **symbols)
+{
+	struct emitter em = { 0 };
+	struct strbuf out = { 0 }, syms = { 0 }, seen = { 0 };
+	int i, n, errors = diag_error_count();
+	struct file **files = prebuilt_files(opt, &n);
+
+	em.opt = opt;
+	em.c_file = "ktap_prebuilt.c";
+	sb_puts(&seen, "\n");
+	sb_puts(&syms, "");
+	sb_printf(&out, "/* generated by ktap %s: the runtime and the tapsets' embedded C,\n"
+		       " * compiled once per kernel tree (runtime/api.h) */\n"
+		       "#define KTAP_PREBUILT 1\n"
+		       "#define KTAP_MODULE_NAME (THIS_MODULE->name)\n%s"
+		       "#include \"runtime.h\"\n\n", KTAP_VERSION, defines);
+	for (i = 0; i < n; i++) {
+		struct embedded_block *b, **blocks = NULL;
+		int nb = 0;
+
+		for (b = files[i]->embedded; b; b = b->next) {
+			blocks = xrealloc(blocks, (nb + 1) * sizeof(*blocks));
+			blocks[nb++] = b;
+		}
+		emit_embedded_blocks(&out, blocks, nb);
+	}
+	for (i = 0; i < n; i++) {
+		const struct function *fn;
+
+		for (fn = files[i]->functions; fn; fn = fn->next)
+			if (prebuildable(fn, opt))
+				emit_prebuilt_function(&em, &out, fn, &syms, &seen);
+	}
+	sb_puts(&out, "#include \"module.h\"\n#include \"api.c\"\n");
+	if (diag_error_count() != errors)
+		return NULL;
+	*symbols = syms.buf;
 	return restore_lines(out.buf, em.c_file);
 }

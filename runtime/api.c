@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktap runtime: the prebuilt side of api.h.
+ *
+ * build.c compiles this into two units per kernel tree, after runtime.h:
+ *
+ *   KTAP_API_LAYOUT: compiled to assembly only, it measures what the
+ *	light unit cannot know without the kernel headers (api-list.h's
+ *	KTAP_API_CTX and KTAP_API_SIZE); build.c turns the "->NAME VALUE"
+ *	lines into api-layout.h, as kbuild's asm-offsets does.
+ *   otherwise (the prebuilt object, with module.h and the tapsets'
+ *	embedded C before it): the symbols ktapx_<name> that api.h binds
+ *	the light unit's calls to, each a call of the runtime's function.
+ */
+#define KTAP_API_EXPORT
+#include "api.h"
+
+#ifdef KTAP_API_LAYOUT
+
+#define KTAP_API_EMIT(name, value) \
+	asm volatile("\n.ascii \"->" name " %c0\"" : : "i" (value))
+
+/**
+ * ktap_api_layout() - the offsets and sizes of api-list.h, as assembly
+ */
+void ktap_api_layout(void)
+{
+#define KTAP_API_CTX(type, name) \
+	KTAP_API_EMIT("KTAP_API_OFF_" #name, offsetof(struct ktap_context, name));
+#define KTAP_API_SIZE(name, expr) KTAP_API_EMIT("KTAP_API_SIZE_" #name, expr);
+#include "api-list.h"
+#undef KTAP_API_CTX
+#undef KTAP_API_SIZE
+}
+
+#else /* the prebuilt object */
+
+/* api.h's copies of the runtime's plain types must be the runtime's */
+#define KTAP_API_SAME(api, rt, member) \
+	static_assert(offsetof(struct api, member) == offsetof(struct rt, member) && \
+		      sizeof(((struct api *)0)->member) == sizeof(((struct rt *)0)->member))
+KTAP_API_SAME(ktap_probe_api, ktap_probe, kind);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, pp);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, handler);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, symbol);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, offset);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, period_ns);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, per_cpu);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, maxactive);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, optional);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, tracepoint);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, tp_func);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, entry);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, entry_size);
+static_assert(sizeof(struct ktap_probe_api) == sizeof(struct ktap_probe));
+KTAP_API_SAME(ktap_lock_use_api, ktap_lock_use, rw);
+KTAP_API_SAME(ktap_lock_use_api, ktap_lock_use, cpu);
+KTAP_API_SAME(ktap_lock_use_api, ktap_lock_use, mode);
+static_assert(sizeof(struct ktap_lock_use_api) == sizeof(struct ktap_lock_use));
+static_assert((int)KTAP_API_PROBE_TRACEPOINT == (int)KTAP_PROBE_TRACEPOINT &&
+	      (int)KTAP_API_PROBE_KRETPROBE == (int)KTAP_PROBE_KRETPROBE &&
+	      (int)KTAP_API_PROBE_BEGIN == (int)KTAP_PROBE_BEGIN);
+static_assert((int)KTAP_API_LOCK_ALL_CPUS == (int)KTAP_LOCK_ALL_CPUS &&
+	      (int)KTAP_API_LOCK_READ == (int)KTAP_LOCK_READ);
+
+KTAP_API_SAME(ktap_hist_desc_api, ktap_hist_desc, kind);
+KTAP_API_SAME(ktap_hist_desc_api, ktap_hist_desc, lo);
+KTAP_API_SAME(ktap_hist_desc_api, ktap_hist_desc, hi);
+KTAP_API_SAME(ktap_hist_desc_api, ktap_hist_desc, step);
+static_assert(sizeof(struct ktap_hist_desc_api) == sizeof(struct ktap_hist_desc));
+KTAP_API_SAME(ktap_map_desc_api, ktap_map_desc, name);
+KTAP_API_SAME(ktap_map_desc_api, ktap_map_desc, nkeys);
+KTAP_API_SAME(ktap_map_desc_api, ktap_map_desc, key_types);
+KTAP_API_SAME(ktap_map_desc_api, ktap_map_desc, value_type);
+KTAP_API_SAME(ktap_map_desc_api, ktap_map_desc, max_entries);
+KTAP_API_SAME(ktap_map_desc_api, ktap_map_desc, wrap);
+KTAP_API_SAME(ktap_map_desc_api, ktap_map_desc, hist);
+KTAP_API_SAME(ktap_map_desc_api, ktap_map_desc, var_shift);
+static_assert(sizeof(struct ktap_map_desc_api) == sizeof(struct ktap_map_desc));
+KTAP_API_SAME(ktap_stat_agg_api, ktap_stat_agg, count);
+KTAP_API_SAME(ktap_stat_agg_api, ktap_stat_agg, sum);
+KTAP_API_SAME(ktap_stat_agg_api, ktap_stat_agg, min);
+KTAP_API_SAME(ktap_stat_agg_api, ktap_stat_agg, max);
+KTAP_API_SAME(ktap_stat_agg_api, ktap_stat_agg, avg_s);
+KTAP_API_SAME(ktap_stat_agg_api, ktap_stat_agg, variance_s);
+KTAP_API_SAME(ktap_stat_agg_api, ktap_stat_agg, shift);
+KTAP_API_SAME(ktap_stat_agg_api, ktap_stat_agg, nbuckets);
+KTAP_API_SAME(ktap_stat_agg_api, ktap_stat_agg, buckets);
+static_assert(sizeof(struct ktap_stat_agg_api) == sizeof(struct ktap_stat_agg));
+static_assert(sizeof(union ktap_key_api) == sizeof(union ktap_key) &&
+	      sizeof(((union ktap_key_api *)0)->s) == sizeof(((union ktap_key *)0)->s));
+static_assert((int)KTAP_API_LONG == (int)KTAP_LONG &&
+	      (int)KTAP_API_STRING == (int)KTAP_STRING &&
+	      (int)KTAP_API_STATS == (int)KTAP_STATS);
+
+#define KTAP_API_FN(ret, name, params, args) \
+	ret ktapx_##name params; \
+	ret ktapx_##name params { return name args; }
+#include "api-list.h"
+#undef KTAP_API_FN
+
+/*
+ * The variadic ones: the runtime's function has no va_list form, so the
+ * wrapper does what the runtime's does (print.h, context.h, target.h).
+ */
+void ktapx_ktap_printf(struct ktap_context *c, const char *fmt, ...);
+void ktapx_ktap_printf(struct ktap_context *c, const char *fmt, ...)
+{
+	struct ktap_out o;
+	va_list ap;
+
+	ktap_out_print(&o, c);
+	va_start(ap, fmt);
+	ktap_vformat(&o, fmt, ap);
+	va_end(ap);
+	c->print_len = o.len;
+}
+
+void ktapx_ktap_sprintf(struct ktap_context *c, char *dst, const char *fmt, ...);
+void ktapx_ktap_sprintf(struct ktap_context *c, char *dst, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ktap_vsprintf(c, dst, fmt, ap);
+	va_end(ap);
+}
+
+void ktapx_ktap_sprintf_at(struct ktap_context *c, const char *loc, char *dst,
+			   const char *fmt, ...);
+void ktapx_ktap_sprintf_at(struct ktap_context *c, const char *loc, char *dst,
+			   const char *fmt, ...)
+{
+	va_list ap;
+	size_t len;
+
+	va_start(ap, fmt);
+	len = ktap_vsprintf(c, dst, fmt, ap);
+	va_end(ap);
+	if (unlikely(len > MAXSTRINGLEN - 1))
+		ktap_errorf(c, loc, "sprintf result exceeds MAXSTRINGLEN (%d)",
+			    MAXSTRINGLEN);
+}
+
+__printf(3, 4) void ktapx_ktap_errorf(struct ktap_context *c, const char *loc,
+				      const char *fmt, ...);
+void ktapx_ktap_errorf(struct ktap_context *c, const char *loc, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &ap;
+	ktap_errorf(c, loc, "%pV", &vaf);
+	va_end(ap);
+}
+
+__printf(3, 4) size_t ktapx_ktap_tgt_printf(char *dst, size_t n, const char *fmt, ...);
+size_t ktapx_ktap_tgt_printf(char *dst, size_t n, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list ap;
+	size_t len;
+
+	va_start(ap, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &ap;
+	len = ktap_tgt_printf(dst, n, "%pV", &vaf);
+	va_end(ap);
+	return len;
+}
+
+/**
+ * ktap_api_check() - what api.h assumes and a compiler cannot check
+ *
+ * Return: 0, or -EINVAL (the module does not load) if an unlocked lock
+ * of this kernel is not all zero bytes, as the light unit's are.
+ */
+static int ktap_api_check(void)
+{
+	static const rwlock_t rw = __RW_LOCK_UNLOCKED(rw);
+	static const arch_spinlock_t spin = __ARCH_SPIN_LOCK_UNLOCKED;
+
+	if (memchr_inv(&rw, 0, sizeof(rw)) || memchr_inv(&spin, 0, sizeof(spin))) {
+		pr_err("%s: unlocked locks are not zero on this kernel\n", KTAP_MODULE_NAME);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+#endif /* KTAP_API_LAYOUT */

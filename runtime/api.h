@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ktap runtime: the API of a light unit.
+ *
+ * A generated file compiled with -DKTAP_LIGHT includes this instead of
+ * runtime.h. It sees no kernel header but linux/types.h: the runtime,
+ * module.h and the tapsets' embedded C are compiled once per kernel tree
+ * into a prebuilt object (see api.c and doc/internals.md, section 1f),
+ * and the light unit calls them. So a module's build compiles only the
+ * script's own code, in a fraction of the time and memory.
+ *
+ * What the unit may use:
+ *   - the functions of api-list.h, each declared here under its runtime
+ *     name but bound to the prebuilt object's symbol ktapx_<name>;
+ *   - struct ktap_context: the members of api-list.h at the offsets the
+ *     prebuilt object measured (api-layout.h, found on the include path
+ *     in the prebuilt directory); the rest is opaque;
+ *   - the plain types generated code fills in or reads (struct
+ *     ktap_probe, ktap_lock_use, ktap_map_desc, ktap_hist_desc,
+ *     ktap_stat_agg, union ktap_key), declared here again under an _api
+ *     name; api.c checks each member against the runtime's own;
+ *   - the globals' locks as opaque storage of the measured size.
+ * Anything else fails the light compile, and build.c then compiles the
+ * file the full way.
+ */
+#ifndef _KTAP_API_H
+#define _KTAP_API_H
+
+#include <linux/types.h>
+
+#ifndef KTAP_API_EXPORT
+/* the light unit: declarations only */
+#include <uapi/asm-generic/errno-base.h>
+
+#include "limits.h"
+#include "api-layout.h"
+
+/* what linux/compiler.h and friends would give (kbuild's -include
+ * compiler_types.h gives some of them already) */
+#ifndef likely
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#endif
+#ifndef __maybe_unused
+#define __maybe_unused __attribute__((__unused__))
+#endif
+#ifndef __printf
+#define __printf(a, b) __attribute__((__format__(printf, a, b)))
+#endif
+#ifndef __percpu
+#define __percpu
+#endif
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* opaque storage of the size the kernel's lock types have on this tree */
+typedef struct {
+	unsigned char bytes[KTAP_API_SIZE_rwlock];
+} __attribute__((__aligned__(sizeof(long)))) rwlock_t;
+typedef struct {
+	unsigned char bytes[KTAP_API_SIZE_arch_spinlock];
+} __attribute__((__aligned__(4))) arch_spinlock_t;
+
+/* unlocked is all zero bytes; api.c checks that at module load */
+#define DEFINE_RWLOCK(name) rwlock_t name = { { 0 } }
+#define __ARCH_SPIN_LOCK_UNLOCKED { { 0 } }
+#define DEFINE_PER_CPU(type, name) \
+	__attribute__((__section__(".data..percpu"))) __typeof__(type) name
+
+#define KTAP_MAX_KEYS KTAP_API_SIZE_max_keys
+#define KTAP_HIST_MAX_BUCKETS KTAP_API_SIZE_hist_max_buckets
+
+struct pt_regs;
+struct ktap_probe;
+struct ktap_map;
+struct ktap_map_iter;
+
+/* struct ktap_context: the listed members where the runtime has them */
+#define KTAP_API_CTX(type, name) \
+	struct { char ktap_before_##name[KTAP_API_OFF_##name]; type name; };
+struct ktap_context {
+	union {
+		char ktap_bytes[KTAP_API_SIZE_context];
+#include "api-list.h"
+	};
+};
+#undef KTAP_API_CTX
+
+#endif /* KTAP_API_EXPORT */
+
+/* as context.h declares them; api.c checks each member's offset */
+enum ktap_probe_kind_api {
+	KTAP_API_PROBE_BEGIN,
+	KTAP_API_PROBE_END,
+	KTAP_API_PROBE_TIMER,
+	KTAP_API_PROBE_KPROBE,
+	KTAP_API_PROBE_KRETPROBE,
+	KTAP_API_PROBE_TRACEPOINT,
+};
+
+struct ktap_probe_api {
+	enum ktap_probe_kind_api kind;
+	const char *pp;
+	void (*handler)(struct ktap_context *c);
+	const char *symbol;
+	unsigned int offset;
+	u64 period_ns;
+	bool per_cpu;
+	int maxactive;
+	bool optional;
+	const char *tracepoint;
+	void *tp_func;
+	void (*entry)(struct ktap_context *c);
+	size_t entry_size;
+};
+
+enum ktap_lock_mode_api {
+	KTAP_API_LOCK_READ,
+	KTAP_API_LOCK_WRITE,
+	KTAP_API_LOCK_THIS_CPU,
+	KTAP_API_LOCK_ALL_CPUS,
+};
+
+struct ktap_lock_use_api {
+	union {
+		rwlock_t *rw;
+		arch_spinlock_t __percpu *cpu;
+	};
+	enum ktap_lock_mode_api mode;
+};
+
+enum ktap_vtype_api {
+	KTAP_API_LONG,
+	KTAP_API_STRING,
+	KTAP_API_STATS,
+};
+
+union ktap_key_api {
+	int64_t n;
+	const char *s;
+};
+
+struct ktap_hist_desc_api {
+	int kind;
+	int64_t lo, hi, step;
+};
+
+struct ktap_map_desc_api {
+	const char *name;
+	int nkeys;
+	enum ktap_vtype_api key_types[KTAP_MAX_KEYS];
+	enum ktap_vtype_api value_type;
+	int64_t max_entries;
+	bool wrap;
+	struct ktap_hist_desc_api hist;
+	int var_shift;
+};
+
+struct ktap_stat_agg_api {
+	int64_t count, sum, min, max;
+	int64_t avg_s, variance_s;
+	int shift;
+	int64_t nbuckets;
+	int64_t buckets[KTAP_HIST_MAX_BUCKETS];
+};
+
+#ifndef KTAP_API_EXPORT
+/* in the light unit, the declarations above are the runtime's types */
+#define ktap_probe ktap_probe_api
+#define ktap_lock_use ktap_lock_use_api
+#define ktap_key ktap_key_api
+#define ktap_hist_desc ktap_hist_desc_api
+#define ktap_map_desc ktap_map_desc_api
+#define ktap_stat_agg ktap_stat_agg_api
+#define KTAP_LONG KTAP_API_LONG
+#define KTAP_STRING KTAP_API_STRING
+#define KTAP_STATS KTAP_API_STATS
+#define KTAP_PROBE_BEGIN KTAP_API_PROBE_BEGIN
+#define KTAP_PROBE_END KTAP_API_PROBE_END
+#define KTAP_PROBE_TIMER KTAP_API_PROBE_TIMER
+#define KTAP_PROBE_KPROBE KTAP_API_PROBE_KPROBE
+#define KTAP_PROBE_KRETPROBE KTAP_API_PROBE_KRETPROBE
+#define KTAP_PROBE_TRACEPOINT KTAP_API_PROBE_TRACEPOINT
+#define KTAP_LOCK_READ KTAP_API_LOCK_READ
+#define KTAP_LOCK_WRITE KTAP_API_LOCK_WRITE
+#define KTAP_LOCK_THIS_CPU KTAP_API_LOCK_THIS_CPU
+#define KTAP_LOCK_ALL_CPUS KTAP_API_LOCK_ALL_CPUS
+
+#define KTAP_API_FN(ret, name, params, args) \
+	ret name params __asm__("ktapx_" #name);
+#include "api-list.h"
+#undef KTAP_API_FN
+
+void ktap_printf(struct ktap_context *c, const char *fmt, ...) __asm__("ktapx_ktap_printf");
+void ktap_sprintf(struct ktap_context *c, char *dst, const char *fmt, ...)
+	__asm__("ktapx_ktap_sprintf");
+void ktap_sprintf_at(struct ktap_context *c, const char *loc, char *dst, const char *fmt, ...)
+	__asm__("ktapx_ktap_sprintf_at");
+__printf(3, 4) void ktap_errorf(struct ktap_context *c, const char *loc, const char *fmt, ...)
+	__asm__("ktapx_ktap_errorf");
+__printf(3, 4) size_t ktap_tgt_printf(char *dst, size_t n, const char *fmt, ...)
+	__asm__("ktapx_ktap_tgt_printf");
+
+/*
+ * What the light unit defines for the prebuilt module.h: the probe
+ * table, its length, and the globals' set-up; KTAP_UNIT_DEF gives them
+ * external linkage (runtime.h defines it as static).
+ */
+#define KTAP_UNIT_DEF
+#define KTAP_LIGHT_TAIL \
+	const unsigned int ktap_nr_probes = KTAP_NR_PROBES; \
+	static const char ktap_modinfo_description[] \
+	__attribute__((__used__, __section__(".modinfo"), __aligned__(1))) = \
+		"description=ktap script " KTAP_MODULE_NAME;
+#endif /* KTAP_API_EXPORT */
+
+#endif /* _KTAP_API_H */
