@@ -41,6 +41,8 @@
 #define DEBUGFS		"/sys/kernel/debug"
 #define DEBUGFS_MAGIC	0x64626720
 #define POLL_MS		30		/* relay wakes readers only per sub-buffer */
+#define PACE_MS		10		/* after a read, let records gather */
+#define PACE_BYTES	(64u << 10)	/* ... unless a pass read this much */
 #define GAP_WAIT	0.02		/* s a record waits for a missing lower seq */
 #define DONE_TIMEOUT	30.0		/* s to wait for "done" after "stop" */
 #define MAX_REC		(16u << 20)	/* larger lengths mean a corrupt stream */
@@ -89,6 +91,20 @@ static double now(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * The clock of the main loop: a tick's resolution, read from the vDSO
+ * without a system call. In the TCG guest the clocksource is the HPET, so
+ * every CLOCK_MONOTONIC reading is a system call and an emulated device
+ * read, several times per pass while a flood streams in.
+ */
+static double now_coarse(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
@@ -597,7 +613,7 @@ static void out_put(struct output *o, const char *data, size_t len)
 /* move records that are ready (all of them when final) to the output */
 static void merger_emit(struct merger *m, struct output *o, bool final)
 {
-	double t = now();
+	double t = now_coarse();
 
 	while (m->n) {
 		struct rec *top = m->heap[0];
@@ -628,7 +644,7 @@ static void merger_emit(struct merger *m, struct output *o, bool final)
 static void parse_records(struct merger *m, struct output *o,
 			  struct cpufile *b, int cpu)
 {
-	double t = now();
+	double t = now_coarse();
 	size_t off = 0;
 	struct rec_hdr h;
 
@@ -734,7 +750,7 @@ static void request_stop(struct run *r, const char *why)
 	 * (a few passes: probes still running may keep adding) */
 	for (int pass = 0; pass < 8 && read_relay(&r->ch, &r->m, &r->out) > 0; pass++)
 		;
-	r->stop_time = now();
+	r->stop_time = now_coarse();
 	if (ctl_write(&r->ch, "stop") < 0) {
 		err("cannot stop the script: %s", strerror(errno));
 		r->status = 1;
@@ -819,18 +835,30 @@ static void run_loop(struct run *r, int sfd)
 {
 	struct pollfd *pfd = NULL;
 	bool quiet = false;	/* readable yet nothing to read: skip a round */
-	double rescan = now() + 1;
+	/*
+	 * The last pass read records: wait PACE_MS (for signals and ctl only)
+	 * before the next, instead of polling the relay files, which are
+	 * readable again at the next record. Unpaced, a steady flood kept
+	 * this loop reading a record or two per pass, a poll, a read and a
+	 * write each time: a whole vCPU, taken from the traced work on a
+	 * busy host. The buffers hold far more than PACE_MS of records; a
+	 * pass that read PACE_BYTES goes on at once.
+	 */
+	bool pace = false;
+	double rescan = now_coarse() + 1;
 
 	while (r->state != DONE) {
+		bool relay = !quiet && !pace;
+		size_t got;
 		int n = 0;
 
 		pfd = xrealloc(pfd, (2 + r->ch.ncpu) * sizeof(*pfd));
 		pfd[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 		pfd[n++] = (struct pollfd){ .fd = quiet ? -1 : r->ch.ctl, .events = POLLIN };
 		for (int i = 0; i < r->ch.ncpu; i++)
-			pfd[n++] = (struct pollfd){ .fd = quiet ? -1 : r->ch.cpu[i].fd,
+			pfd[n++] = (struct pollfd){ .fd = relay ? r->ch.cpu[i].fd : -1,
 						    .events = POLLIN };
-		if (poll(pfd, n, POLL_MS) < 0 && errno != EINTR) {
+		if (poll(pfd, n, pace ? PACE_MS : POLL_MS) < 0 && errno != EINTR) {
 			err("poll: %s", strerror(errno));
 			r->status = 1;
 			break;
@@ -840,23 +868,25 @@ static void run_loop(struct run *r, int sfd)
 			on_signal(r, sfd);
 		if (pfd[1].revents && !ctl_read(r))
 			quiet = true;
-		if (read_relay(&r->ch, &r->m, &r->out) == 0)
+		got = read_relay(&r->ch, &r->m, &r->out);
+		if (got == 0)
 			for (int i = 2; i < n; i++)
 				quiet |= pfd[i].revents != 0;
+		pace = got > 0 && got < PACE_BYTES;
 		merger_emit(&r->m, &r->out, false);
 		out_flush(&r->out);
 		if (r->out.broken)
 			request_stop(r, "the output is closed");
-		if (r->state == STOPPING && now() - r->stop_time > DONE_TIMEOUT) {
+		if (r->state == STOPPING && now_coarse() - r->stop_time > DONE_TIMEOUT) {
 			err("no answer to stop after %.0f s, unloading anyway", DONE_TIMEOUT);
 			r->status = 1;
 			break;
 		}
-		if (now() > rescan) {
+		if (now_coarse() > rescan) {
 			/* no file opens here: scripts may trace them */
 			if (online_cpus() > r->ch.nopen)
 				scan_cpus(&r->ch);
-			rescan = now() + 1;
+			rescan = now_coarse() + 1;
 		}
 	}
 	free(pfd);
