@@ -25,6 +25,9 @@
 #ifndef _KTAP_PRINT_H
 #define _KTAP_PRINT_H
 
+#include <asm/unaligned.h>
+#include <asm/word-at-a-time.h>
+
 /**
  * struct ktap_out - where formatted output goes
  * @c: the context; with @flush, a full @buf is flushed as a record
@@ -140,25 +143,54 @@ static void ktap_out_write(struct ktap_out *o, const char *s, size_t n)
 }
 
 /**
+ * ktap_word_ends() - does a word of text hold a NUL or a stop byte?
+ * @w: the word
+ * @stops: the stop byte in every byte of a word (0: none but the NUL)
+ *
+ * Return: true if one of the bytes of @w is 0 or the stop byte.
+ */
+static __always_inline bool ktap_word_ends(unsigned long w,
+					   unsigned long stops)
+{
+	const struct word_at_a_time k = WORD_AT_A_TIME_CONSTANTS;
+	unsigned long bits;
+
+	return has_zero(w, &bits, &k) || has_zero(w ^ stops, &bits, &k);
+}
+
+/**
  * ktap_out_until() - append a string up to a stop byte to a sink
  * @o: the sink
  * @s: the string
  * @stop: the byte that ends the run besides the NUL ('\0' for none)
  *
- * Scans and copies in one loop, without calling strlen() or memcpy():
- * the strings a probe prints are short, and in a TCG guest each call and
- * return costs more than copying a file name byte by byte. A print sink
- * flushes when full; a string sink truncates.
+ * Scans and copies in one loop, a word at a time while the word holds
+ * neither end and does not reach into the next page, then byte by byte,
+ * without calling strlen() or memcpy(): the strings a probe prints are
+ * short, and in a TCG guest every instruction, call and return of a hit
+ * counts. A print sink flushes when full; a string sink truncates.
  *
  * Return: the byte that ended the run (@stop or the NUL).
  */
 static __always_inline const char *ktap_out_until(struct ktap_out *o,
 						  const char *s, char stop)
 {
+	unsigned long stops = REPEAT_BYTE((u8)stop);
+
 	for (;;) {
 		char *d = o->buf + o->len;
 		char *end = o->buf + o->cap;
 
+		while (end - d >= sizeof(long) &&
+		       offset_in_page(s) <= PAGE_SIZE - sizeof(long)) {
+			unsigned long w = read_word_at_a_time(s);
+
+			if (ktap_word_ends(w, stops))
+				break;
+			put_unaligned(w, (unsigned long *)d);
+			d += sizeof(long);
+			s += sizeof(long);
+		}
 		while (d < end && *s && *s != stop)
 			*d++ = *s++;
 		o->len = d - o->buf;
