@@ -12,6 +12,8 @@
 #   sh overhead-guest.sh case2 ROUNDS REPS N EXTRA [VARIANTS]  the flood, to a file
 #   sh overhead-guest.sh ladder "N..." PARN EXTRA     rates without loss
 #   sh overhead-guest.sh reader N ROUNDS        the flood's reader, measured
+#   sh overhead-guest.sh alt ROUNDS             the flood's handler, measured
+#                                              by openalt (in-process)
 #
 # EXTRA: openat calls an openloop makes besides its N opens (from verify).
 # VARIANTS: more TOOL:MODULE:OUT variants (bench/overhead's experiments).
@@ -24,6 +26,8 @@
 #   L TOOL N LOOPS RC LINES EXPECT DROPPED TFAIL SECS    one ladder step
 #   D TOOL N TICKS IPIS LINES NS HZ  reader: its CPU ticks and vCPU 1's
 #                                   function-call IPIs during N opens
+#   A TOOL ROUND OPEN OPENAT        alt: openalt's minimum ns per open(2)
+#                                   and per openat(2) (TOOL none: no probe)
 #   E TEXT                          a problem
 # DROPPED: ktap's "ktap: N records dropped"; TFAIL: stap's "There were N
 # transport failures".
@@ -131,7 +135,7 @@ rounds() {	# CASE PROG ROUNDS REPS N EXTRA VARIANT...
 case $1 in
 setup)
 	mkdir -p $T || exit 1
-	cp /mnt/host/readloop /mnt/host/openloop /mnt/host/*.ko $T/ || exit 1
+	cp /mnt/host/readloop /mnt/host/openloop /mnt/host/openalt /mnt/host/*.ko $T/ || exit 1
 	sh /mnt/host/stap/install.sh || echo "E staprun could not be installed"
 	[ -x "$STAPRUN" ] || echo "E no staprun in the guest"
 	;;
@@ -177,6 +181,20 @@ reader)
 			lines=$(grep -c '^openloop(' "$T/out" 2>/dev/null)
 			ns=$(awk '/^openloop: [0-9]+ opens in [0-9.]+ s$/ { printf "%.0f", $5 * 1e9 / $2 }' "$T/loop")
 			echo "D $tool $n $((t1 - t0)) $((c1 - c0)) ${lines:-0} ${ns:-0} $(getconf CLK_TCK 2>/dev/null || echo 100)"
+		done
+		r=$((r + 1))
+	done
+	;;
+alt)
+	# the flood's handler alone: openalt alternates batches of open(2),
+	# which syscall.openat does not see, and openat(2), which it does, in
+	# one process, so the host's load weighs on both alike; the dispatch
+	# of every system call and the reader weigh on both too and drop out
+	rounds=$2 r=1
+	while [ $r -le "$rounds" ]; do
+		for tool in none ktap stap; do
+			run "$tool" "${tool}_flood" o "taskset -c 1 $T/openalt 200 50"
+			sed -n "s/^openalt: open \([0-9]*\) ns .*, openat \([0-9]*\) ns .*/A $tool $r \1 \2/p" "$T/log"
 		done
 		r=$((r + 1))
 	done
