@@ -17,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
+#include <time.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -342,12 +344,12 @@ static int write_atomically(const char *path, const char *text)
 	return 0;
 }
 
-static char *compile_command(const struct recipe *r, const char *kdir,
-			     const struct build_names *bn, const struct options *opt);
+static void per_tree_work(const struct recipe *r, const char *kdir, const char *c_code,
+			  const struct build_names *bn, const struct options *opt);
 
 /* after a kbuild run that worked: keep its commands for the next build,
- * and precompile the kernel headers */
-static void recipe_learn(const char *kdir, const struct build_names *bn,
+ * and do the per-tree work the next one would do */
+static void recipe_learn(const char *kdir, const char *c_code, const struct build_names *bn,
 			 const struct options *opt)
 {
 	struct strbuf sb = { 0 };
@@ -378,9 +380,8 @@ static void recipe_learn(const char *kdir, const struct build_names *bn,
 	}
 	if (opt->verbose)
 		fprintf(stderr, "Pass 4: learned kbuild's commands for %s in %s\n", kdir, dir);
-	/* the rest of the per-tree work, now rather than in the next build */
 	if ((r = recipe_load(kdir, opt)))
-		compile_command(r, kdir, bn, opt);
+		per_tree_work(r, kdir, c_code, bn, opt);
 }
 
 /* one command, run by the shell in the build tree, its output to log */
@@ -742,18 +743,31 @@ static char *versions_compile(const struct recipe *r, const struct build_names *
 			 bn->dir, bn->name, bn->dir, bn->name);
 }
 
+/* the template for the NAME.mod.c modpost wrote in bn->dir, made if not
+ * there yet; NULL if there is none (*versions and *depends: the rest) */
+static char *modtmpl_for(const struct recipe *r, const char *kdir,
+			 const struct build_names *bn, char **versions, char **depends,
+			 const struct options *opt)
+{
+	char *modc = read_whole_file(xasprintf("%s/%s.mod.c", bn->dir, bn->name), NULL);
+	char *common;
+	size_t len = strlen(bn->name);
+
+	if (getenv("KTAP_NO_MODTMPL") || !modc || len < 12 ||
+	    !(common = modc_common_part(modc, bn->name, versions, depends)))
+		return NULL;
+	return modtmpl_object(r, kdir, common, len, opt);
+}
+
 /* NAME.mod.o (and NAME.ver.o) without compiling linux/module.h; -1: compile
  * the .mod.c instead */
 static int mod_object_from_template(const struct recipe *r, const char *kdir,
 				    const struct build_names *bn, const struct options *opt)
 {
-	char *modc = read_whole_file(xasprintf("%s/%s.mod.c", bn->dir, bn->name), NULL);
-	char *common, *versions, *depends, *obj;
+	char *versions, *depends, *obj;
 	size_t len = strlen(bn->name);
 
-	if (getenv("KTAP_NO_MODTMPL") || !modc || len < 12 ||
-	    !(common = modc_common_part(modc, bn->name, &versions, &depends)) ||
-	    !(obj = modtmpl_object(r, kdir, common, len, opt)))
+	if (!(obj = modtmpl_for(r, kdir, bn, &versions, &depends, opt)))
 		return -1;
 	if (copy_replacing(obj, xasprintf("%s/%s.mod.o", bn->dir, bn->name),
 			   placeholder_name(len), bn->name) < 0 ||
@@ -860,7 +874,21 @@ static int write_layout_header(const char *asm_path, const char *h_path)
 	return n ? write_file(h_path, sb.buf) : -1;
 }
 
-/* make the prebuilt object in tmp: the layout first, then the object */
+/* a binutils program of the link step's linker (its prefix, if any):
+ * "objcopy" for "ld", "x86_64-linux-gnu-objcopy" for "x86_64-linux-gnu-ld" */
+static char *binutil(const struct recipe *r, const char *prog)
+{
+	const char *link = r->step[STEP_LINK] + strspn(r->step[STEP_LINK], " \t");
+	size_t len = strcspn(link, " \t");
+
+	if (len < 2 || strncmp(link + len - 2, "ld", 2))
+		return NULL;
+	return xasprintf("%.*s%s", (int)(len - 2), link, prog);
+}
+
+/* make the prebuilt object in tmp: the layout first, then the object.
+ * Its DWARF goes: 1.7 of its 2 MB, in every module, and the kernel does
+ * not use it (backtraces use objtool's ORC tables, which stay). */
 static int make_prebuilt(const struct recipe *r, const char *kdir, const char *tmp,
 			 const char *unit, const char *symbols, const char *defines,
 			 const char *runtime, const struct options *opt)
@@ -868,9 +896,10 @@ static int make_prebuilt(const struct recipe *r, const char *kdir, const char *t
 	char *log = xasprintf("%s/build.log", tmp);
 	char *lay = unit_compile(r, kdir, tmp, LAYOUT_NAME, runtime, opt);
 	char *obj = unit_compile(r, kdir, tmp, PREBUILT_NAME, runtime, opt);
+	char *objcopy = binutil(r, "objcopy");
 	const char *semi;
 
-	if (!lay || !obj || !(semi = strchr(lay, ';')))
+	if (!lay || !obj || !objcopy || !(semi = strchr(lay, ';')))
 		return -1;
 	/* the layout unit only to assembly, without objtool */
 	lay = replace_all(xstrndup(lay, semi - lay),
@@ -884,9 +913,59 @@ static int make_prebuilt(const struct recipe *r, const char *kdir, const char *t
 	    run_step(lay, kdir, log) < 0 ||
 	    write_layout_header(xasprintf("%s/%s.s", tmp, LAYOUT_NAME),
 				xasprintf("%s/api-layout.h", tmp)) < 0 ||
-	    run_step(obj, kdir, log) < 0)
+	    run_step(obj, kdir, log) < 0 ||
+	    run_step(xasprintf("%s --strip-debug %s/%s.o", objcopy, tmp, PREBUILT_NAME),
+		     kdir, log) < 0)
 		return -1;
 	return 0;
+}
+
+/* prebuilt objects kept per tree: for the tapsets and runtime of now and
+ * of a few edits back, and for scripts' different #defines */
+#define PREBUILT_KEEP 4
+
+struct aged_name {
+	char *path;
+	time_t mtime;
+};
+
+static int newest_first(const void *a, const void *b)
+{
+	const struct aged_name *x = a, *y = b;
+
+	return (y->mtime > x->mtime) - (y->mtime < x->mtime);
+}
+
+/* remove all but the PREBUILT_KEEP most recently used prebuilt objects,
+ * and temporary ones an interrupted build left over an hour ago */
+static void prune_prebuilt(const char *recipe)
+{
+	struct aged_name *all = NULL;
+	DIR *d = opendir(recipe);
+	struct dirent *de;
+	int n = 0, i;
+
+	while (d && (de = readdir(d))) {
+		char *path = xasprintf("%s/%s", recipe, de->d_name);
+		struct stat st;
+
+		if (strncmp(de->d_name, "prebuilt-", 9) || lstat(path, &st) < 0)
+			continue;
+		if (strstr(de->d_name, ".tmp-")) {
+			if (st.st_mtime < time(NULL) - 3600)
+				remove_tree(path);
+			continue;
+		}
+		all = xrealloc(all, (n + 1) * sizeof(*all));
+		all[n++] = (struct aged_name){ path, st.st_mtime };
+	}
+	if (d)
+		closedir(d);
+	if (n > PREBUILT_KEEP)
+		qsort(all, n, sizeof(*all), newest_first);
+	for (i = PREBUILT_KEEP; i < n; i++)
+		remove_tree(all[i].path);
+	free(all);
 }
 
 /* <recipe>/prebuilt-<hash> for a script's #defines, made if not there
@@ -899,6 +978,7 @@ static char *prebuilt_dir(const struct recipe *r, const char *kdir, const char *
 	double t0 = now_seconds();
 	struct sha256 s;
 	struct stat st;
+	bool made;
 
 	/* the inputs, so that a build finds it without parsing the tapsets */
 	if (stat("/proc/self/exe", &st) < 0)
@@ -914,16 +994,24 @@ static char *prebuilt_dir(const struct recipe *r, const char *kdir, const char *
 	hash_dir(&s, xasprintf("%s/tapsets", opt->data_dir));
 	sha256_final_hex(&s, hex);
 	dir = xasprintf("%s/prebuilt-%.16s", r->dir, hex);
-	if (access(xasprintf("%s/%s.o", dir, PREBUILT_NAME), R_OK) == 0)
+	if (access(xasprintf("%s/%s.o", dir, PREBUILT_NAME), R_OK) == 0) {
+		utimes(dir, NULL);	/* used: the last to be pruned */
 		return dir;
+	}
 	if (access(xasprintf("%s.failed", dir), F_OK) == 0)
 		return NULL;
 	if (!(unit = emit_prebuilt_unit(opt, defines, &symbols)))
 		return NULL;
 	tmp = xasprintf("%s.tmp-%d", dir, (int)getpid());
-	if (mkdir(tmp, 0700) < 0 ||
-	    make_prebuilt(r, kdir, tmp, unit, symbols, defines, runtime, opt) < 0 ||
-	    rename(tmp, dir) < 0) {
+	made = mkdir(tmp, 0700) == 0 &&
+	       make_prebuilt(r, kdir, tmp, unit, symbols, defines, runtime, opt) == 0 &&
+	       rename(tmp, dir) == 0;
+	if (!made && access(xasprintf("%s/%s.o", dir, PREBUILT_NAME), R_OK) == 0) {
+		/* another ktap made the same one meanwhile */
+		remove_tree(tmp);
+		return dir;
+	}
+	if (!made) {
 		char *failed = xasprintf("%s.failed", dir);
 
 		remove_tree(failed);
@@ -936,6 +1024,7 @@ static char *prebuilt_dir(const struct recipe *r, const char *kdir, const char *
 	if (opt->verbose)
 		fprintf(stderr, "Pass 4: compiled the runtime and tapsets into %s (%.0f ms)\n",
 			dir, (now_seconds() - t0) * 1000.0);
+	prune_prebuilt(r->dir);
 	return dir;
 }
 
@@ -1019,6 +1108,19 @@ static int light_object(const struct recipe *r, const char *kdir, const char *c_
 		return -1;
 	}
 	return 0;
+}
+
+/* the per-tree work of a build, done by the first one (after kbuild):
+ * the precompiled headers, the .mod.c template, the prebuilt runtime */
+static void per_tree_work(const struct recipe *r, const char *kdir, const char *c_code,
+			  const struct build_names *bn, const struct options *opt)
+{
+	char *versions, *depends;
+
+	compile_command(r, kdir, bn, opt);
+	modtmpl_for(r, kdir, bn, &versions, &depends, opt);
+	if (strstr(c_code, "\n#ifdef KTAP_LIGHT\n") && !getenv("KTAP_NO_LIGHT"))
+		prebuilt_dir(r, kdir, script_defines(c_code), bn->runtime, opt);
 }
 
 enum direct_result { DIRECT_BUILT, DIRECT_FAILED, DIRECT_FALLBACK, DIRECT_NOT_LIGHT };
@@ -1119,7 +1221,7 @@ static int build_in(const char *kdir, const char *c_code, const struct build_nam
 	if (run_kbuild(kdir, bn->dir, opt))
 		return -1;
 	if (!getenv("KTAP_KBUILD"))
-		recipe_learn(kdir, bn, opt);
+		recipe_learn(kdir, c_code, bn, opt);
 	return 0;
 }
 
