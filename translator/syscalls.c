@@ -4,7 +4,9 @@
  * arch/x86/include/generated/asm/syscalls_64.h (__SYSCALL(0, sys_read)),
  * the names users know from .../uapi/asm/unistd_64.h (__NR_stat is
  * sys_newstat), and parameter types and names from include/linux/syscalls.h
- * with its #ifdef CONFIG_ branches decided by the tree's .config. From
+ * with its #ifdef CONFIG_ branches decided by the tree's .config; the few
+ * calls it has no prototype for (mmap, arch_prctl, iopl, utime ...) get
+ * theirs from the kernel's DWARF, when it is at hand. From
  * that, syscalls_tapset_dir() writes the syscall.NAME aliases into the
  * cache, one file per call, where resolve.c loads them like any tapset
  * file. The files are made again only when the headers or ktap change.
@@ -23,6 +25,7 @@
 #include "ktap.h"
 #include "program.h"
 #include "cachefile.h"
+#include "debuginfo.h"
 
 #define MAX_SYSCALL_ARGS 6
 
@@ -45,6 +48,7 @@ struct syscall_table {
 	int n;
 	char *errno_text;	/* the errno and signal headers, for names */
 	char *signal_text;
+	char *arch_prctl_text;	/* x86's asm/prctl.h: arch_prctl's options */
 };
 
 /* ---- the tree's headers and .config ---- */
@@ -295,6 +299,89 @@ static void parse_prototypes(struct syscall_table *t, char *text, const char *co
 	}
 }
 
+/* ---- prototypes the headers lack, from the kernel's DWARF ---- */
+
+/* a DWARF base type as the headers spell it: "long unsigned int" is
+ * "unsigned long"; a parameter that points is a user pointer ("const
+ * char*" is "const char __user *"), as every pointer a system call is
+ * passed is */
+static char *header_spelling(const char *dwarf_name)
+{
+	static const char *const bases[][2] = {
+		{ "long unsigned int", "unsigned long" }, { "long int", "long" },
+		{ "long long unsigned int", "unsigned long long" },
+		{ "long long int", "long long" }, { "short unsigned int", "unsigned short" },
+		{ "short int", "short" },
+	};
+	size_t len = strlen(dwarf_name), i;
+
+	if (len && dwarf_name[len - 1] == '*')
+		return xasprintf("%s __user *", trim(xstrndup(dwarf_name, len - 1)));
+	for (i = 0; i < sizeof(bases) / sizeof(bases[0]); i++)
+		if (strcmp(dwarf_name, bases[i][0]) == 0)
+			return xstrdup(bases[i][1]);
+	return xstrdup(dwarf_name);
+}
+
+/*
+ * x86_64's SYSCALL_DEFINEn(NAME, type, arg, ...) defines __do_sys_NAME
+ * with the declared types and names (inlined into __x64_sys_NAME, so only
+ * the DWARF keeps it, not the BTF). A call whose prototype the headers do
+ * not give (x86's own, or hidden behind an __ARCH_WANT_ macro) takes its
+ * parameters from there.
+ */
+static void prototype_from_dwarf(struct dw *dw, struct syscall_info *c)
+{
+	char *fn = xasprintf("__do_%s", c->entry);
+	struct kfunc *fs;
+	struct cvar *vars;
+	int nf, nv, i;
+
+	nf = dw_functions(dw, fn, NULL, true, true, &fs);
+	if (nf <= 0)
+		return;
+	nv = dw_variables(dw, &fs[0], fs[0].addr, &vars);
+	for (i = 0; i < nv && c->nparams < MAX_SYSCALL_ARGS; i++) {
+		struct sc_param *p = &c->params[c->nparams];
+
+		/* SYSCALL_DEFINE0's pt_regs *__unused is no argument */
+		if (!vars[i].is_param || !vars[i].name || strncmp(vars[i].name, "__", 2) == 0)
+			continue;
+		p->name = xstrdup(vars[i].name);
+		p->type = header_spelling(vars[i].type && vars[i].type->name ?
+					  vars[i].type->name : "long");
+		c->nparams++;
+	}
+	c->has_prototype = true;
+}
+
+/* the target kernel's DWARF, NULL without it (the parameters stay argN) */
+static struct dw *target_dwarf(const struct options *opt)
+{
+	/* the tapset is made before resolve.c sets the target */
+	probes_set_target(opt);
+	return probes_dwarf(NULL);
+}
+
+static void prototypes_from_dwarf(struct syscall_table *t, const struct options *opt)
+{
+	struct dw *dw = NULL;
+	bool tried = false;
+	int i;
+
+	for (i = 0; i < t->n; i++) {
+		if (t->calls[i].has_prototype)
+			continue;
+		if (!tried) {
+			dw = target_dwarf(opt);
+			tried = true;
+		}
+		if (!dw)
+			return;
+		prototype_from_dwarf(dw, &t->calls[i]);
+	}
+}
+
 static struct syscall_table *load_table(const char *build)
 {
 	struct syscall_table *t = xalloc(sizeof(*t));
@@ -328,6 +415,8 @@ static struct syscall_table *load_table(const char *build)
 		read_whole_file(xasprintf("%s/include/uapi/asm-generic/errno.h", src), NULL) ?: "");
 	t->signal_text = read_whole_file(xasprintf("%s/arch/x86/include/uapi/asm/signal.h", src),
 					 NULL);
+	t->arch_prctl_text = read_whole_file(xasprintf("%s/arch/x86/include/uapi/asm/prctl.h",
+						       src), NULL);
 	return t;
 }
 
@@ -346,6 +435,19 @@ static const struct syscall_table *syscall_table(const struct options *opt)
 	build = opt->release || opt->vm ? kernel_build_dir(opt) : NULL;
 	if (build)
 		table = load_table(build);
+	return table;
+}
+
+/* the table with the parameters the headers lack named from the DWARF:
+ * what the tapset is written from (only then is the DWARF opened) */
+static const struct syscall_table *syscall_table_named(const struct options *opt)
+{
+	static bool named;
+
+	if (syscall_table(opt) && !named) {
+		named = true;
+		prototypes_from_dwarf(table, opt);
+	}
 	return table;
 }
 
@@ -395,11 +497,19 @@ static bool is_keyword(const char *s)
 }
 
 /* a C string the caller passes: "const char __user *" itself (not
- * execve's argv, "const char __user *const __user *") */
+ * execve's argv, "const char __user *const __user *"), or a file name the
+ * kernel does not declare const (utime, utimes) */
 static bool is_user_string(const struct sc_param *p)
 {
 	return strcmp(p->type, "const char __user *") == 0 ||
-	       strcmp(p->type, "const char __user*") == 0;
+	       strcmp(p->type, "const char __user*") == 0 ||
+	       (strcmp(p->type, "char __user *") == 0 && strcmp(p->name, "filename") == 0);
+}
+
+/* execve's argv and envp: user arrays of user strings, NULL-terminated */
+static bool is_string_array(const struct sc_param *p)
+{
+	return strcmp(p->type, "const char __user *const __user *") == 0;
 }
 
 static bool is_pointer(const struct sc_param *p)
@@ -412,6 +522,24 @@ static bool is_signed_int(const struct sc_param *p)
 	return strcmp(p->type, "int") == 0 || strcmp(p->type, "pid_t") == 0 ||
 	       strcmp(p->type, "clockid_t") == 0 || strcmp(p->type, "timer_t") == 0 ||
 	       strcmp(p->type, "key_serial_t") == 0 || strcmp(p->type, "rwf_t") == 0;
+}
+
+/* a user address passed as an unsigned long: mmap's, munmap's and
+ * mremap's addr, mprotect's and madvise's start, brk's brk; arch_prctl's
+ * arg2 (the address of the FS or GS base, or where to store it) */
+static bool is_address_number(const struct syscall_info *c, const struct sc_param *p)
+{
+	static const char *const names[] = { "addr", "start", "brk", "new_addr" };
+	size_t i;
+
+	if (strcmp(p->type, "unsigned long") != 0)
+		return false;
+	if (strcmp(c->name, "arch_prctl") == 0 && strcmp(p->name, "arg2") == 0)
+		return true;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(p->name, names[i]) == 0)
+			return true;
+	return false;
 }
 
 static bool has_param(const struct syscall_info *c, const char *name)
@@ -439,18 +567,31 @@ static struct arg_style arg_style(const struct syscall_info *c, const struct sc_
 {
 	const char *v = p->name;
 
-	if (is_pointer(p))
+	if (is_string_array(p))
+		return (struct arg_style){ "__sc_arg(%d)", "%s", strcmp(v, "envp") == 0 ?
+					   "_sc_envp_str(%s)" : "_sc_argv_str(%s)" };
+	if (is_pointer(p) || is_address_number(c, p))
 		return (struct arg_style){ "__sc_arg(%d)", "%s", "__sc_ptr_str(%s)" };
+	if (strcmp(v, "option") == 0 && strcmp(c->name, "arch_prctl") == 0)
+		return (struct arg_style){ "__sc_int(%d)", "%s", "_arch_prctl_option_str(%s)" };
+	if (strcmp(v, "prot") == 0)
+		return (struct arg_style){ "__sc_arg(%d)", "%s", "_mmap_prot_str(%s)" };
+	if (strcmp(v, "flags") == 0 && strcmp(c->name, "mmap") == 0)
+		return (struct arg_style){ "__sc_arg(%d)", "%s", "_mmap_flags_str(%s)" };
 	if (strcmp(v, "dfd") == 0 || strcmp(v, "olddfd") == 0 || strcmp(v, "newdfd") == 0)
 		return (struct arg_style){ "__sc_int(%d)", "%s", "_dfd_str(%s)" };
+	/* a file descriptor is an int, whatever the prototype says (mmap's
+	 * unsigned long fd): -1, not 4294967295 */
+	if (strcmp(v, "fd") == 0)
+		return (struct arg_style){ "__sc_int(%d)", "%d", "%s" };
 	if (strcmp(p->type, "umode_t") == 0)
 		return (struct arg_style){ "__sc_arg(%d) & 0xffff", "%#o", "%s" };
 	if (strcmp(v, "flags") == 0 && strncmp(c->name, "open", 4) == 0)
 		return (struct arg_style){ "__sc_arg(%d) & 0xffffffff", "%s", "_open_flags_str(%s)" };
 	if (strcmp(v, "sig") == 0 && is_signed_int(p))
 		return (struct arg_style){ "__sc_int(%d)", "%s", "_signal_name(%s)" };
-	if (strstr(v, "flags") || strcmp(v, "prot") == 0 || strcmp(v, "mask") == 0)
-		return (struct arg_style){ "__sc_arg(%d)", "%#x", "%s" };
+	if (strstr(v, "flags") || strcmp(v, "mask") == 0)
+		return (struct arg_style){ "__sc_arg(%d)", "%s", "__sc_hex(%s)" };
 	if (is_signed_int(p))
 		return (struct arg_style){ "__sc_int(%d)", "%d", "%s" };
 	return (struct arg_style){ "__sc_arg(%d)",
@@ -555,6 +696,34 @@ static void name_table(struct strbuf *sb, const char *fn, const char *header_tex
 		  "%%}\n\n");
 }
 
+/* "#define NAME VALUE" lines of a header whose values are few and far
+ * apart (0x1001, 0x2003): a list searched in order, not an array by
+ * value; an unknown value is shown in hex */
+static void sparse_name_table(struct strbuf *sb, const char *fn, const char *header_text,
+			      const char *prefix, const char *doc)
+{
+	const char *p;
+
+	sb_printf(sb, "/**\n * sfunction %s - %s\n * @n: the number\n */\n"
+		  "function %s:string (n:long) %%{ /* pure */ /* unprivileged */\n"
+		  "\tstatic const struct { long long value; const char *name; } names[] = {\n",
+		  fn, doc, fn);
+	for (p = header_text; p && (p = strstr(p, "#define")); p++) {
+		char name[64];
+		long long v;
+
+		if (sscanf(p, "#define %63s %lli", name, &v) == 2 &&
+		    strncmp(name, prefix, strlen(prefix)) == 0)
+			sb_printf(sb, "\t\t{ %#llx, \"%s\" },\n", v, name);
+	}
+	sb_puts(sb, "\t};\n\tsize_t i = 0;\n\n"
+		    "\twhile (i < ARRAY_SIZE(names) && names[i].value != STAP_ARG_n)\n\t\ti++;\n"
+		    "\tif (i < ARRAY_SIZE(names))\n"
+		    "\t\tstrscpy(STAP_RETVALUE, names[i].name, MAXSTRINGLEN);\n"
+		    "\telse\n\t\tsnprintf(STAP_RETVALUE, MAXSTRINGLEN, \"%#llx\", (long long)STAP_ARG_n);\n"
+		    "%}\n\n");
+}
+
 /* the part every syscall.NAME uses: names of errnos, signals and calls */
 static char *common_text(const struct syscall_table *t)
 {
@@ -568,6 +737,8 @@ static char *common_text(const struct syscall_table *t)
 		   "the name of an errno value (\"ENOENT\"), from the kernel's headers");
 	name_table(&sb, "_signal_name", t->signal_text, "SIG",
 		   "the name of a signal number (\"SIGUSR1\"), from the kernel's headers");
+	sparse_name_table(&sb, "_arch_prctl_option_str", t->arch_prctl_text, "ARCH_",
+			  "the name of an arch_prctl option (\"ARCH_SET_FS\"), from the kernel's headers");
 	sb_puts(&sb, "/**\n * sfunction __sc_name - the name of the system call being entered or left\n */\n"
 		     "function __sc_name:string () %{ /* pure */\n\tstatic const char *const names[] = {\n");
 	for (i = 0; i < t->n; i++)
@@ -676,6 +847,16 @@ static void remove_old_generations(const char *tree_dir, const char *keep)
 	closedir(d);
 }
 
+/* the release a build tree is for (UTS_RELEASE), "" if unknown */
+static const char *kernel_release_of(const char *build)
+{
+	char *h = read_whole_file(xasprintf("%s/include/generated/utsrelease.h", build), NULL);
+	char *q = h ? strchr(h, '"') : NULL;
+	char *end = q ? strchr(q + 1, '"') : NULL;
+
+	return end ? xstrndup(q + 1, (size_t)(end - q - 1)) : "";
+}
+
 /* a name for what a path identifies, hashed (FNV-1a) */
 static char *hash_name(const char *text)
 {
@@ -689,12 +870,15 @@ static char *hash_name(const char *text)
 
 /*
  * What the generated tapset is made from: every header load_table() reads,
- * the .config, and ktap itself (its generator), each as size, mtime, ctime
- * and inode. While none of them changes, the tapset made last time is the
- * one this run would make, and the table need not be read at all.
+ * the .config, the debug vmlinux the DWARF names come from (where
+ * dw_open() finds it by release), and ktap itself (its generator), each as
+ * size, mtime, ctime and inode, and whether KTAP_DEBUGINFO turns the DWARF
+ * off. While none of them changes, the tapset made last time is the one
+ * this run would make, and the table need not be read at all.
  */
 static char *generation_inputs(const char *build)
 {
+	const char *release = kernel_release_of(build);
 	const char *src = source_tree(build);
 	const char *paths[] = {
 		xasprintf("%s/arch/x86/include/generated/asm/syscalls_64.h", build),
@@ -705,12 +889,16 @@ static char *generation_inputs(const char *build)
 		xasprintf("%s/include/uapi/asm-generic/errno-base.h", src),
 		xasprintf("%s/include/uapi/asm-generic/errno.h", src),
 		xasprintf("%s/arch/x86/include/uapi/asm/signal.h", src),
+		xasprintf("%s/arch/x86/include/uapi/asm/prctl.h", src),
+		xasprintf("%s/vm/%s/vmlinux", ktap_cache_dir(), release),
+		xasprintf("/usr/lib/debug/boot/vmlinux-%s", release),
 		"/proc/self/exe",
 	};
 	struct strbuf sb = { 0 };
 	size_t i;
 
-	sb_printf(&sb, "ktap %s\n", KTAP_VERSION);
+	sb_printf(&sb, "ktap %s\nKTAP_DEBUGINFO=%s\n", KTAP_VERSION,
+		  getenv("KTAP_DEBUGINFO") ?: "");
 	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
 		char *id = cachefile_identity(paths[i]);
 
@@ -761,7 +949,7 @@ static const char *make_tapset_dir(const struct options *opt)
 	gen = xasprintf("%s/%s", tree_dir, name);
 	if (stat(gen, &st) == 0 && S_ISDIR(st.st_mode))
 		return gen;
-	t = syscall_table(opt);
+	t = syscall_table_named(opt);
 	if (!t || !make_generation(tree_dir, gen, t))
 		return NULL;
 	remove_old_generations(tree_dir, name);
