@@ -485,6 +485,14 @@ static void key_pp_env(struct sha256 *s)
 	key_file(s, "kconfig", kconfig);
 }
 
+/* the environment variables that change which probe points resolve, so
+ * a module built with a family's fallback source is not reused without */
+static void key_resolve_env(struct sha256 *s)
+{
+	key_str(s, "KTAP_DEBUGINFO", getenv("KTAP_DEBUGINFO"));
+	key_str(s, "KTAP_IGNORE_POINTS", getenv("KTAP_IGNORE_POINTS"));
+}
+
 static void key_options(struct sha256 *s, const struct options *opt)
 {
 	int i;
@@ -517,12 +525,14 @@ static void make_key(const struct cache *c, const struct target *t,
 	key_file(&s, "translator", "/proc/self/exe");
 	key_str(&s, "data", opt->data_dir);
 	key_dir(&s, xasprintf("%s/runtime", opt->data_dir), ".h", true);
+	key_dir(&s, xasprintf("%s/runtime", opt->data_dir), ".c", true);
 	key_str(&s, "script", opt->script_file ? opt->script_file : "<input>");
 	key_str(&s, "text", c->script);
 	for (i = 0; i < opt->nscript_args; i++)
 		key_str(&s, "arg", opt->script_args[i]);
 	key_options(&s, opt);
 	key_pp_env(&s);
+	key_resolve_env(&s);
 	key_str(&s, "target", t->kind);
 	key_str(&s, "release", t->release);
 	key_str(&s, "id", t->id);
