@@ -201,6 +201,7 @@ struct tap_alias {
 	char *name;			/* "syscall.open" */
 	struct alias *first;		/* where it is defined (first '=') */
 	struct alias **defs;		/* its '=' definitions */
+	struct resolved_probe **bodies;	/* each one's prologue, resolved */
 	int ndefs;
 	struct symbol **vars;		/* the prologues' variables, then those
 					 * of the aliases it expands to */
@@ -303,18 +304,29 @@ static void resolve_alias_body(struct resolver *r, struct alias *a,
 	r->prog->probes[r->prog->nprobes++] = rp;
 }
 
-/* types of every function and alias variable, by pass 2's inference;
- * its complaints (an alias alone has no $variables' types) are dropped */
-static void library_types(struct library *lib, struct resolver *r)
+/* pass 2's type inference with its complaints (an alias alone has no
+ * $variables' types) dropped */
+static void infer_quietly(struct resolver *r)
 {
 	FILE *devnull = fopen("/dev/null", "w");
+
+	if (devnull)
+		diag_set_stream(devnull);
+	types_infer(r);
+	diag_set_stream(NULL);
+	if (devnull)
+		fclose(devnull);
+	diag_reset();
+}
+
+/* types of every function and alias variable, by pass 2's inference */
+static void library_types(struct library *lib, struct resolver *r)
+{
 	struct global_decl *g;
 	struct function *fn;
 	struct alias *a;
 	int i;
 
-	if (devnull)
-		diag_set_stream(devnull);
 	for (i = 0; i < lib->nfiles; i++)
 		for (g = lib->files[i].file->globals; g; g = g->next)
 			sym_add_global(r, g);
@@ -325,11 +337,7 @@ static void library_types(struct library *lib, struct resolver *r)
 			resolve_alias_body(r, a, lib->files[i].file);
 	}
 	r->nworklist = 0;	/* every function is resolved already */
-	types_infer(r);
-	diag_set_stream(NULL);
-	if (devnull)
-		fclose(devnull);
-	diag_reset();
+	infer_quietly(r);
 }
 
 static int compare_functions(const void *a, const void *b)
@@ -414,6 +422,9 @@ static void library_index(struct library *lib, const struct program *prog)
 					ta->first = a;
 				alias_vars(ta, prog->probes[k]);
 				ta->defs = xrealloc(ta->defs, (ta->ndefs + 1) * sizeof(a));
+				ta->bodies = xrealloc(ta->bodies,
+						      (ta->ndefs + 1) * sizeof(*ta->bodies));
+				ta->bodies[ta->ndefs] = prog->probes[k];
 				ta->defs[ta->ndefs++] = a;
 			}
 			if (!ta->first)
@@ -463,6 +474,50 @@ static void merge_alias_vars(struct library *lib, struct tap_alias *ta)
 	ta->state = 2;
 }
 
+/* the variable NAME an alias (or those it expands to) gives, if typed */
+static struct symbol *typed_var(const struct tap_alias *ta, const char *name)
+{
+	int j;
+
+	for (j = 0; j < ta->nvars; j++)
+		if (!strcmp(ta->vars[j]->name, name) && ta->vars[j]->type != TY_UNKNOWN)
+			return ta->vars[j];
+	return NULL;
+}
+
+/* A prologue that reads what the aliases it is built on set (cpu_on's
+ * "task_prev = prev_task") was typed alone, so that variable is unknown:
+ * give it the inner alias's type. Returns whether any type was given,
+ * for inference to run again and carry it on. */
+static bool types_from_inner_aliases(struct library *lib)
+{
+	const struct probe_point *pp;
+	struct tap_alias *ta, *sub;
+	struct symbol *s, *typed;
+	bool given = false;
+	int i, j, d, k;
+
+	for (i = 0; i < lib->nfiles; i++)
+		for (j = 0; j < lib->files[i].naliases; j++) {
+			ta = &lib->files[i].aliases[j];
+			for (d = 0; d < ta->ndefs; d++)
+				for (k = 0; k < ta->bodies[d]->nlocals; k++) {
+					s = ta->bodies[d]->locals[k];
+					if (s->type != TY_UNKNOWN || s->written)
+						continue;
+					for (pp = ta->defs[d]->points; pp; pp = pp->next) {
+						sub = find_alias(lib, probe_point_text(pp));
+						if (sub && sub != ta && (typed = typed_var(sub, s->name))) {
+							s->type = typed->type;
+							given = true;
+							break;
+						}
+					}
+				}
+		}
+	return given;
+}
+
 static struct library *library_load(struct options *opt)
 {
 	struct library *lib = xalloc(sizeof(*lib));
@@ -478,6 +533,8 @@ static struct library *library_load(struct options *opt)
 	for (i = 0; i < lib->nfiles; i++)
 		for (j = 0; j < lib->files[i].naliases; j++)
 			merge_alias_vars(lib, &lib->files[i].aliases[j]);
+	if (types_from_inner_aliases(lib))
+		infer_quietly(&r);
 	return lib;
 }
 
