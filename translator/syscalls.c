@@ -13,6 +13,9 @@
  */
 #include <ctype.h>
 #include <dirent.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <gelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -25,7 +28,6 @@
 #include "ktap.h"
 #include "program.h"
 #include "cachefile.h"
-#include "debuginfo.h"
 
 #define MAX_SYSCALL_ARGS 6
 
@@ -63,6 +65,16 @@ static char *source_tree(const char *build)
 	if (mk && (inc = strstr(mk, "include /")) && (end = strstr(inc, "/Makefile")))
 		return xstrndup(inc + 8, (size_t)(end - inc - 8));
 	return xstrdup(build);
+}
+
+/* the release a build tree is for (UTS_RELEASE), "" if unknown */
+static const char *kernel_release_of(const char *build)
+{
+	char *h = read_whole_file(xasprintf("%s/include/generated/utsrelease.h", build), NULL);
+	char *q = h ? strchr(h, '"') : NULL;
+	char *end = q ? strchr(q + 1, '"') : NULL;
+
+	return end ? xstrndup(q + 1, (size_t)(end - q - 1)) : "";
 }
 
 static bool config_set(const char *config, const char *name)
@@ -323,63 +335,155 @@ static char *header_spelling(const char *dwarf_name)
 	return xstrdup(dwarf_name);
 }
 
-/*
- * x86_64's SYSCALL_DEFINEn(NAME, type, arg, ...) defines __do_sys_NAME
- * with the declared types and names (inlined into __x64_sys_NAME, so only
- * the DWARF keeps it, not the BTF). A call whose prototype the headers do
- * not give (x86's own, or hidden behind an __ARCH_WANT_ macro) takes its
- * parameters from there.
- */
-static void prototype_from_dwarf(struct dw *dw, struct syscall_info *c)
+/* a parameter's type as C spells it ("const char*", "long unsigned
+ * int"): qualifiers other than const and typedefs' targets left out */
+static char *die_type_name(Dwarf_Die *die)
 {
-	char *fn = xasprintf("__do_%s", c->entry);
-	struct kfunc *fs;
-	struct cvar *vars;
-	int nf, nv, i;
+	Dwarf_Attribute attr;
+	Dwarf_Die t;
+	const char *name;
 
-	nf = dw_functions(dw, fn, NULL, true, true, &fs);
-	if (nf <= 0)
+	if (!dwarf_attr_integrate(die, DW_AT_type, &attr) || !dwarf_formref_die(&attr, &t))
+		return xstrdup("void");
+	name = dwarf_diename(&t);
+	switch (dwarf_tag(&t)) {
+	case DW_TAG_pointer_type:
+		return xasprintf("%s*", die_type_name(&t));
+	case DW_TAG_const_type:
+		return xasprintf("const %s", die_type_name(&t));
+	case DW_TAG_volatile_type:
+	case DW_TAG_restrict_type:
+		return die_type_name(&t);
+	case DW_TAG_structure_type:
+		return xasprintf("struct %s", name ? name : "?");
+	case DW_TAG_union_type:
+		return xasprintf("union %s", name ? name : "?");
+	case DW_TAG_enumeration_type:
+		return xasprintf("enum %s", name ? name : "?");
+	default:
+		return xstrdup(name ? name : "long");
+	}
+}
+
+static void add_dwarf_param(struct syscall_info *c, Dwarf_Die *param)
+{
+	const char *name = dwarf_diename(param);
+	struct sc_param *p;
+
+	/* SYSCALL_DEFINE0's pt_regs *__unused is no argument */
+	if (!name || strncmp(name, "__", 2) == 0 || c->nparams == MAX_SYSCALL_ARGS)
 		return;
-	nv = dw_variables(dw, &fs[0], fs[0].addr, &vars);
-	for (i = 0; i < nv && c->nparams < MAX_SYSCALL_ARGS; i++) {
-		struct sc_param *p = &c->params[c->nparams];
-
-		/* SYSCALL_DEFINE0's pt_regs *__unused is no argument */
-		if (!vars[i].is_param || !vars[i].name || strncmp(vars[i].name, "__", 2) == 0)
-			continue;
-		p->name = xstrdup(vars[i].name);
-		p->type = header_spelling(vars[i].type && vars[i].type->name ?
-					  vars[i].type->name : "long");
-		c->nparams++;
-	}
-	c->has_prototype = true;
+	p = &c->params[c->nparams++];
+	p->name = xstrdup(name);
+	p->type = header_spelling(die_type_name(param));
 }
 
-/* the target kernel's DWARF, NULL without it (the parameters stay argN) */
-static struct dw *target_dwarf(const struct options *opt)
+/* the parameters of the function named fn declared at the top of a CU */
+static bool params_in_cu(Dwarf_Die *cu, const char *fn, struct syscall_info *c)
 {
-	/* the tapset is made before resolve.c sets the target */
-	probes_set_target(opt);
-	return probes_dwarf(NULL);
+	Dwarf_Die d, param;
+
+	if (dwarf_child(cu, &d) != 0)
+		return false;
+	do {
+		const char *name = dwarf_diename(&d);
+
+		if (dwarf_tag(&d) != DW_TAG_subprogram || !name || strcmp(name, fn) != 0)
+			continue;
+		if (dwarf_child(&d, &param) == 0)
+			do {
+				if (dwarf_tag(&param) == DW_TAG_formal_parameter)
+					add_dwarf_param(c, &param);
+			} while (dwarf_siblingof(&param, &param) == 0);
+		c->has_prototype = true;
+		return true;
+	} while (dwarf_siblingof(&d, &d) == 0);
+	return false;
 }
 
-static void prototypes_from_dwarf(struct syscall_table *t, const struct options *opt)
+/* the address of each call's __x64_sys_NAME (0: not found), from the
+ * vmlinux's symbol table */
+static uint64_t *entry_addresses(Elf *elf, const struct syscall_table *t)
 {
-	struct dw *dw = NULL;
-	bool tried = false;
-	int i;
+	uint64_t *addrs = xalloc(t->n * sizeof(*addrs));
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
 
-	for (i = 0; i < t->n; i++) {
-		if (t->calls[i].has_prototype)
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			break;
+	if (!scn)
+		return addrs;
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t nsyms = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+
+	for (size_t k = 0; data && k < nsyms; k++) {
+		GElf_Sym sym;
+		const char *name;
+
+		if (!gelf_getsym(data, (int)k, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    !(name = elf_strptr(elf, sh.sh_link, sym.st_name)) ||
+		    strncmp(name, "__x64_", 6) != 0)
 			continue;
-		if (!tried) {
-			dw = target_dwarf(opt);
-			tried = true;
-		}
-		if (!dw)
-			return;
-		prototype_from_dwarf(dw, &t->calls[i]);
+		for (int i = 0; i < t->n; i++)
+			if (!t->calls[i].has_prototype && strcmp(name + 6, t->calls[i].entry) == 0)
+				addrs[i] = sym.st_value;
 	}
+	return addrs;
+}
+
+/* the target's debug vmlinux, where dw_open() looks for it by release;
+ * NULL without one, or when KTAP_DEBUGINFO turns the DWARF off */
+static char *debug_vmlinux(const char *release)
+{
+	const char *off = getenv("KTAP_DEBUGINFO");
+	char *paths[] = {
+		xasprintf("%s/vm/%s/vmlinux", ktap_cache_dir(), release),
+		xasprintf("/usr/lib/debug/boot/vmlinux-%s", release),
+		xasprintf("/lib/modules/%s/build/vmlinux", release),
+	};
+
+	if (off && (strcmp(off, "btf") == 0 || strcmp(off, "none") == 0))
+		return NULL;
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		if (access(paths[i], R_OK) == 0)
+			return paths[i];
+	return NULL;
+}
+
+/*
+ * x86_64's SYSCALL_DEFINEn(NAME, type, arg, ...) declares __do_sys_NAME
+ * with the declared types and names, inlined into __x64_sys_NAME (so the
+ * DWARF keeps it, the BTF does not). A call whose prototype the headers
+ * do not give (x86's own, or hidden behind an __ARCH_WANT_ macro) takes
+ * its parameters from there: the CU holding __x64_sys_NAME's address
+ * (.debug_aranges) declares __do_sys_NAME. Reading those few CUs takes
+ * milliseconds, where the DWARF index (dwarf.c) takes seconds to build.
+ */
+static void prototypes_from_dwarf(struct syscall_table *t, const char *release)
+{
+	char *path = debug_vmlinux(release);
+	int fd = path ? open(path, O_RDONLY) : -1;
+	Dwarf *dw = fd >= 0 ? dwarf_begin(fd, DWARF_C_READ) : NULL;
+	uint64_t *addrs;
+
+	if (!dw) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	addrs = entry_addresses(dwarf_getelf(dw), t);
+	for (int i = 0; i < t->n; i++) {
+		Dwarf_Die cu;
+		char *fn = xasprintf("__do_%s", t->calls[i].entry);
+
+		if (addrs[i] && dwarf_addrdie(dw, addrs[i], &cu))
+			params_in_cu(&cu, fn, &t->calls[i]);
+		free(fn);
+	}
+	free(addrs);
+	dwarf_end(dw);
+	close(fd);
 }
 
 static struct syscall_table *load_table(const char *build)
@@ -446,7 +550,7 @@ static const struct syscall_table *syscall_table_named(const struct options *opt
 
 	if (syscall_table(opt) && !named) {
 		named = true;
-		prototypes_from_dwarf(table, opt);
+		prototypes_from_dwarf(table, kernel_release_of(kernel_build_dir(opt)));
 	}
 	return table;
 }
@@ -847,16 +951,6 @@ static void remove_old_generations(const char *tree_dir, const char *keep)
 	closedir(d);
 }
 
-/* the release a build tree is for (UTS_RELEASE), "" if unknown */
-static const char *kernel_release_of(const char *build)
-{
-	char *h = read_whole_file(xasprintf("%s/include/generated/utsrelease.h", build), NULL);
-	char *q = h ? strchr(h, '"') : NULL;
-	char *end = q ? strchr(q + 1, '"') : NULL;
-
-	return end ? xstrndup(q + 1, (size_t)(end - q - 1)) : "";
-}
-
 /* a name for what a path identifies, hashed (FNV-1a) */
 static char *hash_name(const char *text)
 {
@@ -892,6 +986,7 @@ static char *generation_inputs(const char *build)
 		xasprintf("%s/arch/x86/include/uapi/asm/prctl.h", src),
 		xasprintf("%s/vm/%s/vmlinux", ktap_cache_dir(), release),
 		xasprintf("/usr/lib/debug/boot/vmlinux-%s", release),
+		xasprintf("/lib/modules/%s/build/vmlinux", release),
 		"/proc/self/exe",
 	};
 	struct strbuf sb = { 0 };
