@@ -538,7 +538,7 @@ static void runtime_kernel_includes(const char *runtime, struct strbuf *sb)
 /* the PCH's header, made and precompiled if not there yet; NULL if it
  * cannot be (said under -v) */
 static char *pch_header(const struct recipe *r, const struct compile_split *cs,
-			const char *kdir, const struct build_names *bn,
+			const char *kdir, const struct build_names *bn, bool make,
 			const struct options *opt)
 {
 	struct strbuf text = { 0 }, cmd = { 0 };
@@ -558,7 +558,7 @@ static char *pch_header(const struct recipe *r, const struct compile_split *cs,
 	gch = xasprintf("%s.gch", h);
 	if (access(gch, R_OK) == 0)
 		return h;
-	if (access(xasprintf("%s.failed", h), F_OK) == 0)
+	if (!make || access(xasprintf("%s.failed", h), F_OK) == 0)
 		return NULL;
 	if (access(h, R_OK) != 0 && write_atomically(h, text.buf) < 0)
 		return NULL;
@@ -584,15 +584,18 @@ static char *pch_header(const struct recipe *r, const struct compile_split *cs,
 	return h;
 }
 
-/* the compile command of the recipe, with the PCH if there is one */
+/* the compile command of the recipe, with the PCH if there is one (made
+ * first if make_pch) */
 static char *compile_command(const struct recipe *r, const char *kdir,
-			     const struct build_names *bn, const struct options *opt)
+			     const struct build_names *bn, bool make_pch,
+			     const struct options *opt)
 {
 	struct compile_split cs;
 	char *h;
 
 	if (getenv("KTAP_NO_PCH") || !split_compile(r->step[STEP_COMPILE], &cs) ||
-	    !strstr(cs.flags.buf, "-Wp,-MMD,") || !(h = pch_header(r, &cs, kdir, bn, opt)) ||
+	    !strstr(cs.flags.buf, "-Wp,-MMD,") ||
+	    !(h = pch_header(r, &cs, kdir, bn, make_pch, opt)) ||
 	    !shell_safe(h))
 		return fill_in(r->step[STEP_COMPILE], bn);
 	if (write_file(xasprintf("%s/.%s.names.h", bn->dir, bn->name), fill_in(cs.names.buf, bn)))
@@ -840,15 +843,14 @@ static void hash_dir(struct sha256 *s, const char *dir)
 		free(names);
 }
 
-/* the compile of the recipe for another unit of dir: the PCH's command
- * (with objtool after it), or NULL */
+/* the compile of the recipe for another unit of dir (with objtool after
+ * it), with the PCH if it is there already */
 static char *unit_compile(const struct recipe *r, const char *kdir, const char *dir,
 			  const char *name, const char *runtime, const struct options *opt)
 {
 	struct build_names ub = { dir, name, runtime };
-	char *cmd = compile_command(r, kdir, &ub, opt);
 
-	return strstr(cmd, "-include ") && strstr(cmd, ".names.h") ? cmd : NULL;
+	return compile_command(r, kdir, &ub, false, opt);
 }
 
 /* api-layout.h from the assembly of api.c's KTAP_API_LAYOUT unit */
@@ -874,6 +876,15 @@ static int write_layout_header(const char *asm_path, const char *h_path)
 	return n ? write_file(h_path, sb.buf) : -1;
 }
 
+/* run_step(), said under -vv */
+static int run_logged(const char *cmd, const char *kdir, const char *log,
+		      const struct options *opt)
+{
+	if (opt->verbose > 1)
+		fprintf(stderr, "Running %s\n", cmd);
+	return run_step(cmd, kdir, log);
+}
+
 /* a binutils program of the link step's linker (its prefix, if any):
  * "objcopy" for "ld", "x86_64-linux-gnu-objcopy" for "x86_64-linux-gnu-ld" */
 static char *binutil(const struct recipe *r, const char *prog)
@@ -887,8 +898,9 @@ static char *binutil(const struct recipe *r, const char *prog)
 }
 
 /* make the prebuilt object in tmp: the layout first, then the object.
- * Its DWARF goes: 1.7 of its 2 MB, in every module, and the kernel does
- * not use it (backtraces use objtool's ORC tables, which stay). */
+ * It has no DWARF (compiled without -g, and stripped in case the flags
+ * ask for it otherwise): it would be 1.7 of its 2 MB, in every module,
+ * and the kernel does not use it (backtraces use objtool's ORC tables). */
 static int make_prebuilt(const struct recipe *r, const char *kdir, const char *tmp,
 			 const char *unit, const char *symbols, const char *defines,
 			 const char *runtime, const struct options *opt)
@@ -901,6 +913,7 @@ static int make_prebuilt(const struct recipe *r, const char *kdir, const char *t
 
 	if (!lay || !obj || !objcopy || !(semi = strchr(lay, ';')))
 		return -1;
+	obj = replace_all(obj, " -g ", " ");	/* a third of the compile */
 	/* the layout unit only to assembly, without objtool */
 	lay = replace_all(xstrndup(lay, semi - lay),
 			  xasprintf("-c -o %s/%s.o", tmp, LAYOUT_NAME),
@@ -910,12 +923,12 @@ static int make_prebuilt(const struct recipe *r, const char *kdir, const char *t
 				 defines)) ||
 	    write_file(xasprintf("%s/%s.c", tmp, PREBUILT_NAME), unit) ||
 	    write_file(xasprintf("%s/symbols", tmp), symbols) ||
-	    run_step(lay, kdir, log) < 0 ||
+	    run_logged(lay, kdir, log, opt) < 0 ||
 	    write_layout_header(xasprintf("%s/%s.s", tmp, LAYOUT_NAME),
 				xasprintf("%s/api-layout.h", tmp)) < 0 ||
-	    run_step(obj, kdir, log) < 0 ||
-	    run_step(xasprintf("%s --strip-debug %s/%s.o", objcopy, tmp, PREBUILT_NAME),
-		     kdir, log) < 0)
+	    run_logged(obj, kdir, log, opt) < 0 ||
+	    run_logged(xasprintf("%s --strip-debug %s/%s.o", objcopy, tmp, PREBUILT_NAME),
+		       kdir, log, opt) < 0)
 		return -1;
 	return 0;
 }
@@ -1042,15 +1055,6 @@ static bool prebuilt_has_all(const char *dir, const char *c_code)
 	return symbols != NULL;
 }
 
-/* run_step(), said under -vv */
-static int run_logged(const char *cmd, const char *kdir, const char *log,
-		      const struct options *opt)
-{
-	if (opt->verbose > 1)
-		fprintf(stderr, "Running %s\n", cmd);
-	return run_step(cmd, kdir, log);
-}
-
 /* the light compile: the recipe's, without the PCH and the names, with
  * -DKTAP_LIGHT and the prebuilt directory (for api-layout.h) */
 static char *light_compile(const struct compile_split *cs, const char *prebuilt,
@@ -1110,17 +1114,36 @@ static int light_object(const struct recipe *r, const char *kdir, const char *c_
 	return 0;
 }
 
-/* the per-tree work of a build, done by the first one (after kbuild):
- * the precompiled headers, the .mod.c template, the prebuilt runtime */
-static void per_tree_work(const struct recipe *r, const char *kdir, const char *c_code,
-			  const struct build_names *bn, const struct options *opt)
+/* the precompiled headers and the .mod.c template */
+static void headers_and_template(const struct recipe *r, const char *kdir,
+				 const struct build_names *bn, const struct options *opt)
 {
 	char *versions, *depends;
 
-	compile_command(r, kdir, bn, opt);
+	compile_command(r, kdir, bn, true, opt);
 	modtmpl_for(r, kdir, bn, &versions, &depends, opt);
+}
+
+/* the per-tree work of a build, done by the first one (after kbuild):
+ * the precompiled headers and the .mod.c template in a child process,
+ * meanwhile the prebuilt runtime (without the PCH, not there yet) */
+static void per_tree_work(const struct recipe *r, const char *kdir, const char *c_code,
+			  const struct build_names *bn, const struct options *opt)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		headers_and_template(r, kdir, bn, opt);
+		_exit(0);
+	}
 	if (strstr(c_code, "\n#ifdef KTAP_LIGHT\n") && !getenv("KTAP_NO_LIGHT"))
 		prebuilt_dir(r, kdir, script_defines(c_code), bn->runtime, opt);
+	if (pid < 0)
+		headers_and_template(r, kdir, bn, opt);
+	else
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
 }
 
 enum direct_result { DIRECT_BUILT, DIRECT_FAILED, DIRECT_FALLBACK, DIRECT_NOT_LIGHT };
@@ -1140,7 +1163,7 @@ static enum direct_result direct_build(const struct recipe *r, const char *kdir,
 	if (write_step_inputs(bn))
 		return DIRECT_FALLBACK;
 	for (i = 0; i < NSTEPS; i++) {
-		char *cmd = i == STEP_COMPILE ? compile_command(r, kdir, bn, opt)
+		char *cmd = i == STEP_COMPILE ? compile_command(r, kdir, bn, true, opt)
 					      : fill_in(r->step[i], bn);
 		int rc;
 
