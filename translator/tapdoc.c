@@ -304,19 +304,27 @@ static void resolve_alias_body(struct resolver *r, struct alias *a,
 	r->prog->probes[r->prog->nprobes++] = rp;
 }
 
-/* pass 2's type inference with its complaints (an alias alone has no
- * $variables' types) dropped */
-static void infer_quietly(struct resolver *r)
+/* pass 2's resolution and type inference, done by @work, with their
+ * complaints dropped: an alias alone has no $variables' types, and a
+ * tapset may call what only a generated tapset defines */
+static void quietly(void (*work)(struct library *, struct resolver *),
+		    struct library *lib, struct resolver *r)
 {
 	FILE *devnull = fopen("/dev/null", "w");
 
 	if (devnull)
 		diag_set_stream(devnull);
-	types_infer(r);
+	work(lib, r);
 	diag_set_stream(NULL);
 	if (devnull)
 		fclose(devnull);
 	diag_reset();
+}
+
+static void infer_types(struct library *lib, struct resolver *r)
+{
+	(void)lib;
+	types_infer(r);
 }
 
 /* types of every function and alias variable, by pass 2's inference */
@@ -337,7 +345,7 @@ static void library_types(struct library *lib, struct resolver *r)
 			resolve_alias_body(r, a, lib->files[i].file);
 	}
 	r->nworklist = 0;	/* every function is resolved already */
-	infer_quietly(r);
+	types_infer(r);
 }
 
 static int compare_functions(const void *a, const void *b)
@@ -528,13 +536,13 @@ static struct library *library_load(struct options *opt)
 	r.prog = xalloc(sizeof(*r.prog));
 	if (!library_parse(lib, &r))
 		return NULL;
-	library_types(lib, &r);
+	quietly(library_types, lib, &r);
 	library_index(lib, r.prog);
 	for (i = 0; i < lib->nfiles; i++)
 		for (j = 0; j < lib->files[i].naliases; j++)
 			merge_alias_vars(lib, &lib->files[i].aliases[j]);
 	if (types_from_inner_aliases(lib))
-		infer_quietly(&r);
+		quietly(infer_types, lib, &r);
 	return lib;
 }
 
