@@ -1216,13 +1216,58 @@ static enum direct_result direct_build(const struct recipe *r, const char *kdir,
 
 /* the module NAME.ko in dir: directly if the tree's recipe is known, else
  * (or if that goes wrong) with kbuild, learning the recipe from it */
+/* the Kbuild file of a module's directory */
+static char *kbuild_file(const struct build_names *bn)
+{
+	return xasprintf("obj-m := %s.o\nccflags-y := -I%s\n", bn->name, bn->runtime);
+}
+
+/* with init and exit, as a script's module has: the same .mod.c then */
+static const char small_module[] =
+	"#include <linux/module.h>\n"
+	"static int __init ktap_learn_init(void) { return 0; }\n"
+	"static void __exit ktap_learn_exit(void) { }\n"
+	"module_init(ktap_learn_init);\nmodule_exit(ktap_learn_exit);\n"
+	"MODULE_LICENSE(\"GPL\");\n";
+
+/* a module of a few lines, for kbuild to show its commands on: learning
+ * from it instead of from the script saves kbuild compiling the runtime
+ * without the precompiled headers (the script then builds directly, as
+ * every later one does); NULL if kbuild fails on it */
+static struct recipe *learn_from_small_module(const char *kdir, const char *c_code,
+					      const struct build_names *bn,
+					      const struct options *opt)
+{
+	struct build_names lb = { xasprintf("%s/learn", bn->dir), bn->name, bn->runtime };
+	double t0 = now_seconds();
+
+	if (opt->verbose)
+		fprintf(stderr, "Pass 4: learning kbuild's commands for %s from a small module\n",
+			kdir);
+	if (mkdir(lb.dir, 0700) < 0 ||
+	    write_file(xasprintf("%s/%s.c", lb.dir, lb.name),
+		       small_module) ||
+	    write_file(xasprintf("%s/Kbuild", lb.dir), kbuild_file(&lb)) ||
+	    run_step(xasprintf("make -C '%s' M='%s' modules -j2", kdir, lb.dir), kdir,
+		     xasprintf("%s/build.log", lb.dir)) < 0) {
+		if (opt->verbose)
+			fprintf(stderr, "Pass 4: kbuild failed on it (see %s/build.log)\n", lb.dir);
+		return NULL;
+	}
+	if (opt->verbose)
+		fprintf(stderr, "Pass 4: kbuild built it (%.0f ms)\n", (now_seconds() - t0) * 1000.0);
+	recipe_learn(kdir, c_code, &lb, opt);
+	return recipe_load(kdir, opt);
+}
+
 static int build_in(const char *kdir, const char *c_code, const struct build_names *bn,
 		    const struct options *opt)
 {
 	struct recipe *r = NULL;
 
-	if (names_safe(bn) && !getenv("KTAP_KBUILD"))
-		r = recipe_load(kdir, opt);
+	if (names_safe(bn) && !getenv("KTAP_KBUILD") &&
+	    !(r = recipe_load(kdir, opt)))
+		r = learn_from_small_module(kdir, c_code, bn, opt);
 	if (r) {
 		enum direct_result res = direct_build(r, kdir, c_code, true, bn, opt);
 
@@ -1285,6 +1330,7 @@ int build_module(const char *c_code, const struct options *opt, char **ko_path)
 	const char *tmpdir = getenv("TMPDIR");
 	char *tmpl = xasprintf("%s/ktapXXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
 	char *runtime = xasprintf("%s/runtime", opt->data_dir);
+	struct build_names bn;
 	char *ko;
 
 	if (!kdir)
@@ -1297,11 +1343,10 @@ int build_module(const char *c_code, const struct options *opt, char **ko_path)
 	build_dir_keep = opt->keep_build;
 	atexit(remove_build_dir);
 	clean_up_on_signals();
+	bn = (struct build_names){ tmpl, name, runtime };
 	if (write_file(xasprintf("%s/%s.c", tmpl, name), c_code) ||
-	    write_file(xasprintf("%s/Kbuild", tmpl),
-		       xasprintf("obj-m := %s.o\nccflags-y := -I%s\n", name, runtime)))
-		return -1;
-	if (build_in(kdir, c_code, &(struct build_names){ tmpl, name, runtime }, opt))
+	    write_file(xasprintf("%s/Kbuild", tmpl), kbuild_file(&bn)) ||
+	    build_in(kdir, c_code, &bn, opt))
 		return -1;
 	ko = xasprintf("%s/%s.ko", tmpl, name);
 	if (opt->last_pass == 4) {
