@@ -12,8 +12,9 @@
 #   sh overhead-guest.sh case2 ROUNDS REPS N EXTRA [VARIANTS]  the flood, to a file
 #   sh overhead-guest.sh ladder "N..." PARN EXTRA     rates without loss
 #   sh overhead-guest.sh reader N ROUNDS        the flood's reader, measured
-#   sh overhead-guest.sh alt ROUNDS             the flood's handler, measured
-#                                              by openalt (in-process)
+#   sh overhead-guest.sh alt ROUNDS             the handlers of both cases,
+#                                              measured in one process
+#                                              (readalt, openalt)
 #
 # EXTRA: openat calls an openloop makes besides its N opens (from verify).
 # VARIANTS: more TOOL:MODULE:OUT variants (bench/overhead's experiments).
@@ -28,6 +29,8 @@
 #                                   function-call IPIs during N opens
 #   A TOOL ROUND OPEN OPENAT        alt: openalt's minimum ns per open(2)
 #                                   and per openat(2) (TOOL none: no probe)
+#   B TOOL ROUND READV READ         alt: readalt's minimum ns per readv(2)
+#                                   and per read(2) (case 1's probe)
 #   E TEXT                          a problem
 # DROPPED: ktap's "ktap: N records dropped"; TFAIL: stap's "There were N
 # transport failures".
@@ -135,7 +138,8 @@ rounds() {	# CASE PROG ROUNDS REPS N EXTRA VARIANT...
 case $1 in
 setup)
 	mkdir -p $T || exit 1
-	cp /mnt/host/readloop /mnt/host/openloop /mnt/host/openalt /mnt/host/*.ko $T/ || exit 1
+	cp /mnt/host/readloop /mnt/host/openloop /mnt/host/openalt /mnt/host/readalt \
+		/mnt/host/*.ko $T/ || exit 1
 	sh /mnt/host/stap/install.sh || echo "E staprun could not be installed"
 	[ -x "$STAPRUN" ] || echo "E no staprun in the guest"
 	;;
@@ -186,15 +190,19 @@ reader)
 	done
 	;;
 alt)
-	# the flood's handler alone: openalt alternates batches of open(2),
-	# which syscall.openat does not see, and openat(2), which it does, in
-	# one process, so the host's load weighs on both alike; the dispatch
-	# of every system call and the reader weigh on both too and drop out
+	# the handlers alone, in one process, so the host's load weighs on
+	# both kinds of call alike: openalt alternates batches of open(2),
+	# which syscall.openat does not see, and openat(2), which it does (the
+	# dispatch of every system call and the reader weigh on both and drop
+	# out); readalt alternates readv(2), which does not pass vfs_read,
+	# and read(2), which does
 	rounds=$2 r=1
 	while [ $r -le "$rounds" ]; do
 		for tool in none ktap stap; do
 			run "$tool" "${tool}_flood" o "taskset -c 1 $T/openalt 200 50"
 			sed -n "s/^openalt: open \([0-9]*\) ns .*, openat \([0-9]*\) ns .*/A $tool $r \1 \2/p" "$T/log"
+			run "$tool" "${tool}_cnt" - "taskset -c 1 $T/readalt 200 50"
+			sed -n "s/^readalt: readv \([0-9]*\) ns .*, read \([0-9]*\) ns .*/B $tool $r \1 \2/p" "$T/log"
 		done
 		r=$((r + 1))
 	done
