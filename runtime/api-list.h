@@ -42,6 +42,8 @@ KTAP_API_FN(int, ktap_strcmp, (const char *a, const char *b), (a, b))
 KTAP_API_FN(bool, ktap_streq, (const char *a, const char *b), (a, b))
 KTAP_API_FN(void, ktap_substr, (char *dst, const char *s, int64_t start, int64_t len), (dst, s, start, len))
 KTAP_API_FN(int64_t, ktap_isinstr, (const char *s, const char *sub), (s, sub))
+/* regular expressions (regex.h) */
+KTAP_API_FN(bool, ktap_regex_match, (struct ktap_context *c, const struct ktap_re_inst *prog, int ninst, int ngroups, const char *subject), (c, prog, ninst, ngroups, subject))
 /* memory (uaccess.h) */
 KTAP_API_FN(long, ktap_user_string, (struct ktap_context *c, char *dst, unsigned long addr, const char *loc), (c, dst, addr, loc))
 KTAP_API_FN(long, ktap_kernel_string, (struct ktap_context *c, char *dst, unsigned long addr, const char *loc), (c, dst, addr, loc))

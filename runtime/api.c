@@ -87,6 +87,21 @@ KTAP_API_SAME(ktap_stat_agg_api, ktap_stat_agg, shift);
 KTAP_API_SAME(ktap_stat_agg_api, ktap_stat_agg, nbuckets);
 KTAP_API_SAME(ktap_stat_agg_api, ktap_stat_agg, buckets);
 static_assert(sizeof(struct ktap_stat_agg_api) == sizeof(struct ktap_stat_agg));
+KTAP_API_SAME(ktap_re_inst_api, ktap_re_inst, op);
+KTAP_API_SAME(ktap_re_inst_api, ktap_re_inst, ch);
+KTAP_API_SAME(ktap_re_inst_api, ktap_re_inst, x);
+KTAP_API_SAME(ktap_re_inst_api, ktap_re_inst, y);
+KTAP_API_SAME(ktap_re_inst_api, ktap_re_inst, set);
+static_assert(sizeof(struct ktap_re_inst_api) == sizeof(struct ktap_re_inst));
+static_assert((int)KTAP_API_RE_CHAR == (int)KTAP_RE_CHAR &&
+	      (int)KTAP_API_RE_ANY == (int)KTAP_RE_ANY &&
+	      (int)KTAP_API_RE_CLASS == (int)KTAP_RE_CLASS &&
+	      (int)KTAP_API_RE_SPLIT == (int)KTAP_RE_SPLIT &&
+	      (int)KTAP_API_RE_JMP == (int)KTAP_RE_JMP &&
+	      (int)KTAP_API_RE_SAVE == (int)KTAP_RE_SAVE &&
+	      (int)KTAP_API_RE_BOL == (int)KTAP_RE_BOL &&
+	      (int)KTAP_API_RE_EOL == (int)KTAP_RE_EOL &&
+	      (int)KTAP_API_RE_MATCH == (int)KTAP_RE_MATCH);
 static_assert(sizeof(union ktap_key_api) == sizeof(union ktap_key) &&
 	      sizeof(((union ktap_key_api *)0)->s) == sizeof(((union ktap_key *)0)->s));
 static_assert((int)KTAP_API_LONG == (int)KTAP_LONG &&

@@ -17,8 +17,9 @@
  *     in the prebuilt directory); the rest is opaque;
  *   - the plain types generated code fills in or reads (struct
  *     ktap_probe, ktap_lock_use, ktap_map_desc, ktap_hist_desc,
- *     ktap_stat_agg, union ktap_key), declared here again under an _api
- *     name; api.c checks each member against the runtime's own;
+ *     ktap_stat_agg, ktap_re_inst, union ktap_key), declared here again
+ *     under an _api name; api.c checks each member against the
+ *     runtime's own;
  *   - the globals' locks as opaque storage of the measured size.
  * Anything else fails the light compile, and build.c then compiles the
  * file the full way.
@@ -155,6 +156,26 @@ struct ktap_map_desc_api {
 	int var_shift;
 };
 
+enum ktap_re_op_api {
+	KTAP_API_RE_CHAR,
+	KTAP_API_RE_ANY,
+	KTAP_API_RE_CLASS,
+	KTAP_API_RE_SPLIT,
+	KTAP_API_RE_JMP,
+	KTAP_API_RE_SAVE,
+	KTAP_API_RE_BOL,
+	KTAP_API_RE_EOL,
+	KTAP_API_RE_MATCH,
+};
+
+struct ktap_re_inst_api {
+	u8 op;
+	u8 ch;
+	u16 x;
+	u16 y;
+	const unsigned char *set;
+};
+
 struct ktap_stat_agg_api {
 	int64_t count, sum, min, max;
 	int64_t avg_s, variance_s;
@@ -171,6 +192,16 @@ struct ktap_stat_agg_api {
 #define ktap_hist_desc ktap_hist_desc_api
 #define ktap_map_desc ktap_map_desc_api
 #define ktap_stat_agg ktap_stat_agg_api
+#define ktap_re_inst ktap_re_inst_api
+#define KTAP_RE_CHAR KTAP_API_RE_CHAR
+#define KTAP_RE_ANY KTAP_API_RE_ANY
+#define KTAP_RE_CLASS KTAP_API_RE_CLASS
+#define KTAP_RE_SPLIT KTAP_API_RE_SPLIT
+#define KTAP_RE_JMP KTAP_API_RE_JMP
+#define KTAP_RE_SAVE KTAP_API_RE_SAVE
+#define KTAP_RE_BOL KTAP_API_RE_BOL
+#define KTAP_RE_EOL KTAP_API_RE_EOL
+#define KTAP_RE_MATCH KTAP_API_RE_MATCH
 #define KTAP_LONG KTAP_API_LONG
 #define KTAP_STRING KTAP_API_STRING
 #define KTAP_STATS KTAP_API_STATS
@@ -189,6 +220,9 @@ struct ktap_stat_agg_api {
 	ret name params __asm__("ktapx_" #name);
 #include "api-list.h"
 #undef KTAP_API_FN
+
+/* the kernel's own, exported: string comparisons of generated code */
+int strcmp(const char *a, const char *b);
 
 void ktap_printf(struct ktap_context *c, const char *fmt, ...) __asm__("ktapx_ktap_printf");
 void ktap_sprintf(struct ktap_context *c, char *dst, const char *fmt, ...)

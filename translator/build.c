@@ -1105,10 +1105,13 @@ static int light_object(const struct recipe *r, const char *kdir, const char *c_
 		return -1;
 	if (run_logged(light_compile(&cs, dir, bn), kdir, log, opt) < 0 ||
 	    run_logged(link, kdir, log, opt) < 0) {
+		char *kept = xasprintf("%s/light.log", bn->dir);
+
+		/* build.log is for the full compile's words */
+		rename(log, kept);
 		if (opt->verbose)
 			fprintf(stderr, "Pass 4: the light unit did not build (see %s); "
-				"compiling in full\n", log);
-		unlink(log);
+				"compiling in full\n", kept);
 		return -1;
 	}
 	return 0;
