@@ -17,14 +17,8 @@
  */
 
 #ifdef KTAP_API_FN
-/* errors, limits, frames (context.h) */
+/* errors, limits (context.h); counting and frames are inline (hot.h) */
 KTAP_API_FN(void, ktap_error, (struct ktap_context *c, const char *msg, const char *loc), (c, msg, loc))
-KTAP_API_FN(bool, ktap_action, (struct ktap_context *c, const char *loc), (c, loc))
-KTAP_API_FN(bool, ktap_nest_enter, (struct ktap_context *c, const char *loc), (c, loc))
-KTAP_API_FN(void, ktap_nest_leave, (struct ktap_context *c), (c))
-KTAP_API_FN(void *, ktap_frame_alloc, (struct ktap_context *c, size_t size), (c, size))
-KTAP_API_FN(void *, ktap_frame_push, (struct ktap_context *c, size_t size), (c, size))
-KTAP_API_FN(void, ktap_frame_pop, (struct ktap_context *c, size_t size), (c, size))
 KTAP_API_FN(void, ktap_request_exit, (struct ktap_context *c), (c))
 KTAP_API_FN(void, ktap_warn, (const char *msg), (msg))
 KTAP_API_FN(bool, ktap_lock_globals, (struct ktap_context *c, const struct ktap_lock_use *locks, int n), (c, locks, n))
@@ -91,6 +85,11 @@ KTAP_API_CTX(const struct ktap_probe *, probe)
 KTAP_API_CTX(const char *, pp)
 KTAP_API_CTX(int64_t, retval)
 KTAP_API_CTX(const char *, error)
+/* hot.h's, inline in the light unit */
+KTAP_API_CTX(unsigned long, actions)
+KTAP_API_CTX(int, nesting)
+KTAP_API_CTX(char *, frame)
+KTAP_API_CTX(size_t, frame_used)
 KTAP_API_CTX(char *, scratch)
 KTAP_API_CTX(const unsigned long *, tp_args)
 KTAP_API_CTX(const char *, target_loc)

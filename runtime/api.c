@@ -108,6 +108,18 @@ static_assert((int)KTAP_API_LONG == (int)KTAP_LONG &&
 	      (int)KTAP_API_STRING == (int)KTAP_STRING &&
 	      (int)KTAP_API_STATS == (int)KTAP_STATS);
 
+/*
+ * The light unit's struct ktap_context declares each listed member with
+ * api-list.h's type at the measured offset (KTAP_API_LAYOUT); the type
+ * must be the runtime's too, or hot.h's inline code would differ.
+ */
+#define KTAP_API_CTX(type, name) \
+	static_assert(__builtin_types_compatible_p(type, \
+			__typeof__(((struct ktap_context *)0)->name)), \
+		      "api-list.h: struct ktap_context's " #name " has another type");
+#include "api-list.h"
+#undef KTAP_API_CTX
+
 #define KTAP_API_FN(ret, name, params, args) \
 	ret ktapx_##name params; \
 	ret ktapx_##name params { return name args; }

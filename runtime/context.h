@@ -534,23 +534,12 @@ static __printf(3, 4) __maybe_unused void ktap_errorf(struct ktap_context *c,
 	c->error = c->errbuf;
 }
 
-/**
- * ktap_action() - count one statement
- * @c: the context
- * @loc: the statement's location, for the error
- *
- * Return: true (and c->error set) once the hit exceeds MAXACTION.
+/*
+ * ktap_action(), KTAP_ACTION(), ktap_nest_enter()/_leave() and the frame
+ * arena: inline in a light unit too, so they live in a header api.h
+ * includes as well.
  */
-static inline bool ktap_action(struct ktap_context *c, const char *loc)
-{
-	if (likely(++c->actions <= MAXACTION))
-		return false;
-	ktap_error(c, "MAXACTION exceeded", loc);
-	return true;
-}
-
-/* Count a statement; true past MAXACTION: if (KTAP_ACTION(c, loc)) goto out; */
-#define KTAP_ACTION(c, loc) unlikely(ktap_action((c), (loc)))
+#include "hot.h"
 
 /*
  * Embedded C: raise an error with a formatted message and leave the
@@ -561,86 +550,6 @@ static inline bool ktap_action(struct ktap_context *c, const char *loc)
 #define STAP_ERROR(...) \
 	do { ktap_errorf(CONTEXT, NULL, __VA_ARGS__); goto out; } while (0)
 #endif
-
-/**
- * ktap_nest_enter() - enter a script function call
- * @c: the context
- * @loc: the call's location, for the error
- *
- * Return: true if the call may proceed; false (and c->error set) beyond
- * MAXNESTING. Every true is paired with ktap_nest_leave().
- */
-static inline bool ktap_nest_enter(struct ktap_context *c, const char *loc)
-{
-	if (likely(c->nesting < MAXNESTING)) {
-		c->nesting++;
-		return true;
-	}
-	ktap_error(c, "MAXNESTING exceeded", loc);
-	return false;
-}
-
-/**
- * ktap_nest_leave() - leave a script function call
- * @c: the context
- */
-static inline void ktap_nest_leave(struct ktap_context *c)
-{
-	c->nesting--;
-}
-
-/**
- * ktap_frame_alloc() - memory on this CPU's frame arena, not zeroed
- * @c: the context
- * @size: bytes (rounded up to 8)
- *
- * For generated handlers, which set each local themselves: zeroing whole
- * frames of string buffers would cost more than the rest of a hit.
- *
- * Return: the memory, or NULL with c->error set when the arena is full.
- */
-static inline void *ktap_frame_alloc(struct ktap_context *c, size_t size)
-{
-	void *p;
-
-	size = ALIGN(size, 8);
-	if (unlikely(size > KTAP_FRAME_SIZE - c->frame_used)) {
-		ktap_error(c, "MAXNESTING/frame space exceeded", NULL);
-		return NULL;
-	}
-	p = c->frame + c->frame_used;
-	c->frame_used += size;
-	return p;
-}
-
-/**
- * ktap_frame_push() - allocate zeroed memory on this CPU's frame arena
- * @c: the context
- * @size: bytes (rounded up to 8)
- *
- * Return: the memory, or NULL with c->error set when the arena is full.
- */
-static inline void *ktap_frame_push(struct ktap_context *c, size_t size)
-{
-	void *p = ktap_frame_alloc(c, size);
-
-	if (p)
-		memset(p, 0, ALIGN(size, 8));
-	return p;
-}
-
-/**
- * ktap_frame_pop() - free the most recent ktap_frame_push() of @size bytes
- * @c: the context
- * @size: the size given to ktap_frame_push()
- *
- * Pops are LIFO. A handler that bails out need not pop: ktap_enter()
- * starts every hit with an empty arena.
- */
-static inline void ktap_frame_pop(struct ktap_context *c, size_t size)
-{
-	c->frame_used -= ALIGN(size, 8);
-}
 
 /* ---- locks of script globals ---- */
 
