@@ -17,12 +17,13 @@
  */
 
 #ifdef KTAP_API_FN
-/* errors, limits (context.h); counting and frames are inline (hot.h) */
+/* errors, limits, locks (context.h); counting, frames and the lock loop are inline (hot.h) */
 KTAP_API_FN(void, ktap_error, (struct ktap_context *c, const char *msg, const char *loc), (c, msg, loc))
 KTAP_API_FN(void, ktap_request_exit, (struct ktap_context *c), (c))
 KTAP_API_FN(void, ktap_warn, (const char *msg), (msg))
-KTAP_API_FN(bool, ktap_lock_globals, (struct ktap_context *c, const struct ktap_lock_use *locks, int n), (c, locks, n))
-KTAP_API_FN(void, ktap_unlock_globals, (const struct ktap_lock_use *locks, int n), (locks, n))
+KTAP_API_FN(bool, ktap_trylock, (const struct ktap_lock_use *u), (u))
+KTAP_API_FN(void, ktap_unlock, (const struct ktap_lock_use *u), (u))
+KTAP_API_FN(void, ktap_lock_timeout, (struct ktap_context *c), (c))
 /* output (print.h) */
 KTAP_API_FN(void, ktap_print_str, (struct ktap_context *c, const char *s), (c, s))
 KTAP_API_FN(void, ktap_print_long, (struct ktap_context *c, int64_t v), (c, v))

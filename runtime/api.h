@@ -13,7 +13,8 @@
  *   - the functions of api-list.h, each declared here under its runtime
  *     name but bound to the prebuilt object's symbol ktapx_<name>;
  *   - hot.h's inline helpers (statement counting, nesting, the frame
- *     arena), the same code as the full build's, on the members below;
+ *     arena, the lock table loop), the same code as the full build's, on
+ *     the members below;
  *   - struct ktap_context: the members of api-list.h at the offsets the
  *     prebuilt object measured (api-layout.h, found on the include path
  *     in the prebuilt directory); the rest is opaque;
@@ -223,7 +224,7 @@ struct ktap_stat_agg_api {
 #include "api-list.h"
 #undef KTAP_API_FN
 
-/* every hit's counting and frames, inline as in the full build */
+/* every hit's counting, frames and lock table, inline as in the full build */
 #include "hot.h"
 
 /* the kernel's own, exported: string comparisons of generated code */

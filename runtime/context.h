@@ -535,13 +535,6 @@ static __printf(3, 4) __maybe_unused void ktap_errorf(struct ktap_context *c,
 }
 
 /*
- * ktap_action(), KTAP_ACTION(), ktap_nest_enter()/_leave() and the frame
- * arena: inline in a light unit too, so they live in a header api.h
- * includes as well.
- */
-#include "hot.h"
-
-/*
  * Embedded C: raise an error with a formatted message and leave the
  * function. Needs CONTEXT (defined by the generated code around embedded
  * C) and an "out" label.
@@ -729,43 +722,11 @@ static noinline void ktap_lock_timeout(struct ktap_context *c)
 	ktap_count_skipped();
 }
 
-/**
- * ktap_lock_globals() - take the locks of the globals a handler uses
- * @c: the context
- * @locks: the handler's lock table, in the script's global order
- * @n: number of entries
- *
- * Return: true if all are taken; false if one could not be within
- * MAXTRYLOCK tries (those taken are released, the hit is counted as
- * skipped and as a lock timeout, the handler must not run).
+/*
+ * ktap_action(), KTAP_ACTION(), ktap_nest_enter()/_leave(), the frame
+ * arena and ktap_lock_globals()/ktap_unlock_globals(): inline in a light
+ * unit too, so they live in a header api.h includes as well.
  */
-static __always_inline bool ktap_lock_globals(struct ktap_context *c,
-					      const struct ktap_lock_use *locks,
-					      int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++) {
-		if (likely(ktap_trylock(&locks[i])))
-			continue;
-		while (i--)
-			ktap_unlock(&locks[i]);
-		ktap_lock_timeout(c);
-		return false;
-	}
-	return true;
-}
-
-/**
- * ktap_unlock_globals() - release the locks taken by ktap_lock_globals()
- * @locks: the handler's lock table
- * @n: number of entries
- */
-static __always_inline void ktap_unlock_globals(const struct ktap_lock_use *locks,
-						int n)
-{
-	while (n--)
-		ktap_unlock(&locks[n]);
-}
+#include "hot.h"
 
 #endif /* _KTAP_CONTEXT_H */

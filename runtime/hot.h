@@ -3,19 +3,22 @@
  * ktap runtime: the tiny helpers generated code calls on every hit.
  *
  * Statement counting (MAXACTION), the script function nesting count
- * (MAXNESTING) and the frame arena cost a few instructions each; called
- * out of line they cost more than their work, several times a hit. So
- * they are inline in both kinds of unit:
+ * (MAXNESTING), the frame arena and the loop over a handler's lock table
+ * cost a few instructions each; called out of line they cost more than
+ * their work, several times a hit. So they are inline in both kinds of
+ * unit:
  *
- *   - the full build: context.h includes this after struct ktap_context
- *     and ktap_error();
+ *   - the full build: context.h includes this after struct ktap_context,
+ *     ktap_error() and the lock primitives;
  *   - a light unit (api.h): struct ktap_context has only api-list.h's
- *     members, at the offsets measured for the tree, and ktap_error() is
- *     the prebuilt object's.
+ *     members, at the offsets measured for the tree, and ktap_error(),
+ *     ktap_trylock(), ktap_unlock() and ktap_lock_timeout() are the
+ *     prebuilt object's (the locks themselves need the kernel's headers).
  *
  * Hence this file uses nothing but the members api-list.h lists
- * (actions, nesting, error, frame, frame_used), ktap_error(), limits.h
- * and the compiler: no kernel header, no macro of one (ALIGN, memset).
+ * (actions, nesting, error, frame, frame_used), those functions,
+ * limits.h and the compiler: no kernel header, no macro of one (ALIGN,
+ * memset, __always_inline).
  */
 #ifndef _KTAP_HOT_H
 #define _KTAP_HOT_H
@@ -123,6 +126,47 @@ static inline void *ktap_frame_push(struct ktap_context *c, size_t size)
 static inline void ktap_frame_pop(struct ktap_context *c, size_t size)
 {
 	c->frame_used -= ktap_frame_round(size);
+}
+
+/**
+ * ktap_lock_globals() - take the locks of the globals a handler uses
+ * @c: the context
+ * @locks: the handler's lock table, in the script's global order
+ * @n: number of entries
+ *
+ * Inline so that the full build's compiler sees a constant table (one
+ * trylock per global); a light unit calls ktap_trylock() per entry.
+ *
+ * Return: true if all are taken; false if one could not be within
+ * MAXTRYLOCK tries (those taken are released, the hit is counted as
+ * skipped and as a lock timeout, the handler must not run).
+ */
+static inline __attribute__((__always_inline__))
+bool ktap_lock_globals(struct ktap_context *c, const struct ktap_lock_use *locks, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (likely(ktap_trylock(&locks[i])))
+			continue;
+		while (i--)
+			ktap_unlock(&locks[i]);
+		ktap_lock_timeout(c);
+		return false;
+	}
+	return true;
+}
+
+/**
+ * ktap_unlock_globals() - release the locks taken by ktap_lock_globals()
+ * @locks: the handler's lock table
+ * @n: number of entries
+ */
+static inline __attribute__((__always_inline__))
+void ktap_unlock_globals(const struct ktap_lock_use *locks, int n)
+{
+	while (n--)
+		ktap_unlock(&locks[n]);
 }
 
 #endif /* _KTAP_HOT_H */
