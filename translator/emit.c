@@ -485,6 +485,9 @@ static char **emit_args(struct emitter *em, const struct expr *e, int first)
 	return vals;
 }
 
+static bool param_by_ref(const struct function *fn, int i);
+static bool stable_string_arg(const char *v);
+
 static char *emit_function_call(struct emitter *em, const struct expr *e)
 {
 	const struct function *fn = e->fn;
@@ -497,6 +500,15 @@ static char *emit_function_call(struct emitter *em, const struct expr *e)
 	if (fn->ret_type == TY_STRING) {
 		t = new_temp(em, TY_STRING);
 		sb_printf(&call, ", %s", t);
+	}
+	for (i = 0; i < e->nargs; i++) {
+		/* a by-reference parameter must not see its value change */
+		if (i < fn->nparams && param_by_ref(fn, i) && !stable_string_arg(vals[i])) {
+			char *c = new_temp(em, TY_STRING);
+
+			line(em, "ktap_strcpy(%s, %s);", c, vals[i]);
+			vals[i] = c;
+		}
 	}
 	for (i = 0; i < e->nargs; i++)
 		sb_printf(&call, ", %s", vals[i]);
@@ -1302,9 +1314,142 @@ static void frame_var(struct strbuf *sb, const struct symbol *s, const char *pre
 		sb_printf(sb, "\tint64_t %s%s;\n", prefix, s->name);
 }
 
-static void frame_param(struct strbuf *sb, const struct param *p)
+/* ---- string parameters passed by reference ----
+ * Copying a string argument into the callee's frame costs a 512-byte
+ * slot and a strcpy per call (user_string2's "<unknown>" on every hit of
+ * a syscall probe). A callee that only reads its parameter keeps the
+ * caller's pointer instead; the caller then passes only values that
+ * cannot change during the call (see stable_string_arg()).
+ */
+
+static bool expr_writes(const struct expr *e, const struct symbol *sym);
+
+static bool is_var(const struct expr *e, const struct symbol *sym)
 {
-	if (param_type(p) == TY_STRING)
+	return e && e->kind == EX_VAR && e->sym == sym;
+}
+
+static bool path_writes(const struct target_step *t, const struct symbol *sym)
+{
+	for (; t; t = t->next)
+		if (expr_writes(t->index, sym))
+			return true;
+	return false;
+}
+
+/* any assignment to sym in e, or embedded C (which may do anything) */
+static bool expr_writes(const struct expr *e, const struct symbol *sym)
+{
+	int i;
+
+	if (!e)
+		return false;
+	if (e->kind == EX_EMBEDDED)
+		return true;
+	if ((e->kind == EX_ASSIGN || e->kind == EX_INCDEC ||
+	     e->kind == EX_PROBEWRITE) && is_var(e->lhs, sym))
+		return true;
+	if (expr_writes(e->lhs, sym) || expr_writes(e->rhs, sym) ||
+	    expr_writes(e->cond, sym) || path_writes(e->path, sym))
+		return true;
+	for (i = 0; i < e->nargs; i++)
+		if (expr_writes(e->args[i], sym))
+			return true;
+	return false;
+}
+
+static bool foreach_writes(const struct foreach_info *fe, const struct symbol *sym)
+{
+	int i;
+
+	for (i = 0; i < fe->nkeys; i++)
+		if (is_var(fe->keys[i], sym))
+			return true;
+	return is_var(fe->value, sym) || expr_writes(fe->array, sym) ||
+	       expr_writes(fe->limit, sym);
+}
+
+static bool stmt_writes(const struct stmt *s, const struct symbol *sym)
+{
+	int i;
+
+	if (!s)
+		return false;
+	if (s->kind == ST_EMBEDDED || is_var(s->catch_var, sym) ||
+	    (s->kind == ST_DELETE && is_var(s->expr, sym)))
+		return true;
+	for (i = 0; i < s->nbody; i++)
+		if (stmt_writes(s->body[i], sym))
+			return true;
+	if (s->fe && foreach_writes(s->fe, sym))
+		return true;
+	return stmt_writes(s->init, sym) || expr_writes(s->expr, sym) ||
+	       expr_writes(s->step, sym) || stmt_writes(s->then, sym) ||
+	       stmt_writes(s->els, sym) || stmt_writes(s->catch_body, sym);
+}
+
+static bool ident_char(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	       (ch >= '0' && ch <= '9') || ch == '_';
+}
+
+/* whether embedded C only reads the macro "<prefix><name>": each use must
+ * be a call's last argument (", X)"), where no C API puts a destination;
+ * anything else (an assignment, strcpy into it, a pointer taken) counts
+ * as a write. Deliberately narrow: a false "write" only costs a copy. */
+static bool c_reads_only(const char *code, const char *prefix, const char *name)
+{
+	size_t np = strlen(prefix), nn = strlen(name);
+	const char *p;
+
+	for (p = strstr(code, prefix); p; p = strstr(p + 1, prefix)) {
+		const char *b = p, *a = p + np;
+
+		if ((p > code && ident_char(p[-1])) || strncmp(a, name, nn) != 0 ||
+		    ident_char(a[nn]))
+			continue;
+		for (a += nn; *a == ' ' || *a == '\t' || *a == '\n'; a++)
+			;
+		while (b > code && (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '\n'))
+			b--;
+		if (*a != ')' || b == code || b[-1] != ',')
+			return false;
+	}
+	return true;
+}
+
+/* a string parameter the callee never changes: kept as the caller's
+ * pointer, not copied into the frame */
+static bool param_by_ref(const struct function *fn, int i)
+{
+	const struct param *p = &fn->params[i];
+
+	if (param_type(p) != TY_STRING)
+		return false;
+	if (fn->embedded)
+		return c_reads_only(fn->embedded, "STAP_ARG_", p->name) &&
+		       c_reads_only(fn->embedded, "KTAP_ARG_", p->name);
+	return p->sym && fn->body && !stmt_writes(fn->body, p->sym);
+}
+
+/* a string value the callee of a call cannot change while it runs: a
+ * literal, or the caller's own temporary, local or parameter (a callee
+ * writes only its frame, its return buffer, a fresh temporary, and
+ * globals) */
+static bool stable_string_arg(const char *v)
+{
+	return v[0] == '"' || strncmp(v, "f->ts", 5) == 0 ||
+	       strncmp(v, "f->l_", 5) == 0 || strncmp(v, "f->p_", 5) == 0;
+}
+
+static void frame_param(struct strbuf *sb, const struct function *fn, int i)
+{
+	const struct param *p = &fn->params[i];
+
+	if (param_by_ref(fn, i))
+		sb_printf(sb, "\tconst char *p_%s;\n", p->name);
+	else if (param_type(p) == TY_STRING)
 		sb_printf(sb, "\tchar p_%s[MAXSTRINGLEN];\n", p->name);
 	else
 		sb_printf(sb, "\tint64_t p_%s;\n", p->name);
@@ -1488,7 +1633,7 @@ static void emit_function(struct emitter *em, struct strbuf *out,
 	for (i = 0; i < fn->nparams; i++) {
 		const struct param *p = &fn->params[i];
 
-		if (param_type(p) == TY_STRING)
+		if (param_type(p) == TY_STRING && !param_by_ref(fn, i))
 			line(em, "ktap_strcpy(f->p_%s, a_%s);", p->name, p->name);
 		else
 			line(em, "f->p_%s = a_%s;", p->name, p->name);
@@ -1500,7 +1645,7 @@ static void emit_function(struct emitter *em, struct strbuf *out,
 
 	sb_printf(out, "struct frame_%s {\n", name);
 	for (i = 0; i < fn->nparams; i++)
-		frame_param(out, &fn->params[i]);
+		frame_param(out, fn, i);
 	for (i = 0; i < fn->nlocals; i++)
 		if (fn->locals[i]->kind == SYM_LOCAL)
 			frame_var(out, fn->locals[i], "l_");
