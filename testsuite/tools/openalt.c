@@ -4,35 +4,23 @@
  * Opens and closes PATH in batches of BATCH, alternating between open(2)
  * (SYS_open: no openat hit) and openat(2) (SYS_openat: one hit per call),
  * ROUNDS times each, and prints the minimum and median ns per call of
- * each kind and their difference. Both kinds do the same VFS work and
- * pass the same raw sys_enter tracepoint, so the difference is what the
- * handler of the openat hit costs, and alternating at this grain keeps
- * a busy host (a TCG guest's vCPUs are host threads) from favouring
- * either kind. x86_64 only (SYS_open). */
+ * each kind and their difference (alt.h). Both kinds do the same VFS work
+ * and pass the same raw sys_enter tracepoint, so the difference is what
+ * the handler of the openat hit costs. x86_64 only (SYS_open). */
 #define _GNU_SOURCE
 #include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
+#include "alt.h"
 
-static double now_ns(void)
+/* kind 0: open(2), kind 1: openat(2), each followed by close(2) */
+static double batch(int kind, long n, void *path)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e9 + t.tv_nsec;
-}
-
-/* ns per open+close of BATCH calls of one kind */
-static double batch(long nr, long n, const char *path)
-{
-	double t0 = now_ns();
+	double t0 = alt_now_ns();
 
 	for (long i = 0; i < n; i++) {
-		long fd = nr == SYS_open ? syscall(SYS_open, path, O_RDONLY)
-					 : syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
+		long fd = kind == 0 ? syscall(SYS_open, path, O_RDONLY)
+				    : syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
 
 		if (fd < 0) {
 			perror(path);
@@ -40,39 +28,18 @@ static double batch(long nr, long n, const char *path)
 		}
 		close(fd);
 	}
-	return (now_ns() - t0) / n;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
+	return (alt_now_ns() - t0) / n;
 }
 
 int main(int argc, char **argv)
 {
 	long rounds = argc > 1 ? atol(argv[1]) : 200;
 	long n = argc > 2 ? atol(argv[2]) : 50;
-	const char *path = argc > 3 ? argv[3] : "/dev/null";
-	double *open_ns, *openat_ns;
+	char *path = argc > 3 ? argv[3] : "/dev/null";
 
 	if (rounds < 1 || n < 1) {
 		fprintf(stderr, "usage: openalt ROUNDS BATCH [PATH]\n");
 		return 2;
 	}
-	open_ns = calloc(rounds, sizeof(double));
-	openat_ns = calloc(rounds, sizeof(double));
-	if (!open_ns || !openat_ns)
-		return 1;
-	for (long r = 0; r < rounds; r++) {
-		open_ns[r] = batch(SYS_open, n, path);
-		openat_ns[r] = batch(SYS_openat, n, path);
-	}
-	qsort(open_ns, rounds, sizeof(double), cmp);
-	qsort(openat_ns, rounds, sizeof(double), cmp);
-	fprintf(stderr, "openalt: open %.0f ns (median %.0f), openat %.0f ns (median %.0f), hit %+.0f ns (median %+.0f)\n",
-		open_ns[0], open_ns[rounds / 2], openat_ns[0], openat_ns[rounds / 2],
-		openat_ns[0] - open_ns[0], openat_ns[rounds / 2] - open_ns[rounds / 2]);
-	return 0;
+	return alt_run("openalt", "open", "openat", rounds, n, batch, path);
 }
