@@ -751,6 +751,7 @@ static char *emit_expr(struct emitter *em, const struct expr *e)
 }
 
 static void emit_action(struct emitter *em, const struct stmt *s);
+static void emit_stmt_counted(struct emitter *em, const struct stmt *s, bool counted);
 
 /* ---- arrays and statistics (runtime/map.h) ---- */
 
@@ -1094,10 +1095,78 @@ static void emit_foreach(struct emitter *em, const struct stmt *s)
 
 /* ---- statements ---- */
 
-static void emit_action(struct emitter *em, const struct stmt *s)
+/* count n statements at once, the first at s: ktap_action() counts the
+ * last one and reports MAXACTION at s */
+static void emit_actions(struct emitter *em, const struct stmt *s, int n)
 {
+	if (n > 1)
+		line(em, "c->actions += %d;", n - 1);
 	line(em, "if (unlikely(ktap_action(c, %s)))", near(&s->loc, "statement"));
 	line(em, "\tgoto %s;", em->err_label);
+}
+
+static void emit_action(struct emitter *em, const struct stmt *s)
+{
+	emit_actions(em, s, 1);
+}
+
+/* a statement after which the next one always runs (unless an error
+ * ends the hit): no branch, loop or jump */
+static bool straight(const struct stmt *s)
+{
+	return s->kind == ST_EXPR || s->kind == ST_DELETE || s->kind == ST_NULL;
+}
+
+/* a block's statements with the blocks inside it opened, in order */
+static void flatten_block(const struct stmt *s, const struct stmt ***out, int *n, int *cap)
+{
+	int i;
+
+	for (i = 0; i < s->nbody; i++) {
+		if (s->body[i]->kind == ST_BLOCK) {
+			flatten_block(s->body[i], out, n, cap);
+			continue;
+		}
+		if (*n == *cap) {
+			*cap = *cap ? 2 * *cap : 16;
+			*out = xrealloc(*out, *cap * sizeof(**out));
+		}
+		(*out)[(*n)++] = s->body[i];
+	}
+}
+
+/* a block's statements, counted once per straight-line run: the run's
+ * straight statements and the one that ends it (an if, a loop, a jump)
+ * are counted before the first of them runs, as the statements a hit
+ * reaches there always run together (blocks inside, such as an alias's
+ * prologue and the probe's body, are one sequence). The bodies of ifs
+ * and loops count their own. */
+static void emit_block(struct emitter *em, const struct stmt *s)
+{
+	const struct stmt **flat = NULL;
+	int n = 0, cap = 0, i = 0;
+
+	flatten_block(s, &flat, &n, &cap);
+	while (i < n) {
+		const struct stmt *first = NULL;
+		int end = i, actions = 0;
+
+		while (end < n) {
+			const struct stmt *b = flat[end++];
+
+			if (b->kind != ST_NULL) {
+				first = first ? first : b;
+				actions++;
+			}
+			if (!straight(b))
+				break;
+		}
+		if (actions)
+			emit_actions(em, first, actions);
+		for (; i < end; i++)
+			emit_stmt_counted(em, flat[i], true);
+	}
+	free(flat);
 }
 
 static void emit_block_body(struct emitter *em, const struct stmt *s)
@@ -1198,19 +1267,17 @@ static void emit_return(struct emitter *em, const struct stmt *s)
 	line(em, "goto out;");
 }
 
-static void emit_stmt(struct emitter *em, const struct stmt *s)
+/* one statement; counted: its action was counted with its run's */
+static void emit_stmt_counted(struct emitter *em, const struct stmt *s, bool counted)
 {
-	int i;
-
 	if (!s)
 		return;
 	free_temps(em);
-	if (s->kind != ST_BLOCK && s->kind != ST_NULL)
+	if (!counted && s->kind != ST_BLOCK && s->kind != ST_NULL)
 		emit_action(em, s);
 	switch (s->kind) {
 	case ST_BLOCK:
-		for (i = 0; i < s->nbody; i++)
-			emit_stmt(em, s->body[i]);
+		emit_block(em, s);
 		break;
 	case ST_NULL:
 		break;
@@ -1254,6 +1321,11 @@ static void emit_stmt(struct emitter *em, const struct stmt *s)
 		diag_error(&s->loc, "this ktap cannot translate this statement yet");
 		break;
 	}
+}
+
+static void emit_stmt(struct emitter *em, const struct stmt *s)
+{
+	emit_stmt_counted(em, s, false);
 }
 
 /* ---- frames, functions, probes ---- */
