@@ -402,6 +402,20 @@ static char *emit_target_assign(struct emitter *em, const struct expr *e)
 	return v;
 }
 
+static char *emit_call_into(struct emitter *em, const struct expr *e, const char *dst);
+
+/* local = f(...), f a script function returning a string: f can write
+ * the local directly, as nothing else reads it while f runs. Not inside
+ * try, whose catch could see the local half-written by a failed call;
+ * elsewhere an error ends the hit (or the function) and the frame. */
+static bool returns_into_local(const struct emitter *em, const struct expr *e)
+{
+	return e->op == OP_ASSIGN && e->type == TY_STRING &&
+	       e->lhs->kind == EX_VAR && e->lhs->sym && e->lhs->sym->kind == SYM_LOCAL &&
+	       e->rhs->kind == EX_CALL && e->rhs->fn && !e->rhs->builtin &&
+	       strcmp(em->err_label, "out") == 0;
+}
+
 static char *emit_assign(struct emitter *em, const struct expr *e)
 {
 	char *lhs;
@@ -409,6 +423,15 @@ static char *emit_assign(struct emitter *em, const struct expr *e)
 	if (e->lhs->kind == EX_TARGET && e->lhs->access)
 		return emit_target_assign(em, e);
 	lhs = var_name(e->lhs->sym);
+	if (returns_into_local(em, e)) {
+		/* no temporary and copy: the call writes the local itself,
+		 * unless an argument reads it (then a temporary it is) */
+		char *r = emit_call_into(em, e->rhs, lhs);
+
+		if (strcmp(r, lhs) != 0)
+			line(em, "ktap_strcpy(%s, %s);", lhs, r);
+		return lhs;
+	}
 	char *rhs = emit_expr(em, e->rhs);
 
 	if (e->op == OP_CONCAT_ASSIGN) {
@@ -488,7 +511,10 @@ static char **emit_args(struct emitter *em, const struct expr *e, int first)
 static bool param_by_ref(const struct function *fn, int i);
 static bool stable_string_arg(const char *v);
 
-static char *emit_function_call(struct emitter *em, const struct expr *e)
+/* a call of a script function; a string one returns into dst when dst
+ * is not NULL and no argument names it (the callee clears its return
+ * buffer first), else into a new temporary */
+static char *emit_call_into(struct emitter *em, const struct expr *e, const char *dst)
 {
 	const struct function *fn = e->fn;
 	char **vals = emit_args(em, e, 0);
@@ -496,9 +522,12 @@ static char *emit_function_call(struct emitter *em, const struct expr *e)
 	char *t = NULL;
 	int i;
 
+	for (i = 0; dst && i < e->nargs; i++)
+		if (strstr(vals[i], dst))
+			dst = NULL;
 	sb_printf(&call, "%s(c", function_name(fn));
 	if (fn->ret_type == TY_STRING) {
-		t = new_temp(em, TY_STRING);
+		t = dst ? xstrdup(dst) : new_temp(em, TY_STRING);
 		sb_printf(&call, ", %s", t);
 	}
 	for (i = 0; i < e->nargs; i++) {
@@ -521,6 +550,11 @@ static char *emit_function_call(struct emitter *em, const struct expr *e)
 	}
 	check_error(em);
 	return t ? t : xstrdup("0");
+}
+
+static char *emit_function_call(struct emitter *em, const struct expr *e)
+{
+	return emit_call_into(em, e, NULL);
 }
 
 /* a format for print-style builtins: each value as %d or %s */
