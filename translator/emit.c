@@ -1591,6 +1591,30 @@ static char *function_signature(const struct function *fn)
 	return sb.buf;
 }
 
+/* a parameter kept in the function's frame: embedded C uses the C
+ * function's own (a long is a copy already, a string by reference the
+ * caller's), except a string it may write */
+static bool in_frame(const struct function *fn, int i)
+{
+	return !fn->embedded || (param_type(&fn->params[i]) == TY_STRING &&
+				 !param_by_ref(fn, i));
+}
+
+/* a function with no frame: embedded C with every parameter outside it
+ * (tapset functions such as pid() and user_string2() then cost no frame
+ * arena work) */
+static bool frameless(const struct function *fn)
+{
+	int i;
+
+	if (!fn->embedded)
+		return false;
+	for (i = 0; i < fn->nparams; i++)
+		if (in_frame(fn, i))
+			return false;
+	return true;
+}
+
 /* embedded C sees SystemTap's macros; #line points errors at the script */
 static void emit_embedded_body(struct emitter *em, const struct function *fn)
 {
@@ -1605,10 +1629,13 @@ static void emit_embedded_body(struct emitter *em, const struct function *fn)
 		sb_puts(b, "#define STAP_RETURN(v) do { strscpy(ret, (v), MAXSTRINGLEN); goto out; } while (0)\n");
 	else
 		sb_puts(b, "#define STAP_RETURN(v) do { retval = (v); goto out; } while (0)\n");
-	for (i = 0; i < fn->nparams; i++)
-		sb_printf(b, "#define STAP_ARG_%s f->p_%s\n#define KTAP_ARG_%s f->p_%s\n",
-			  fn->params[i].name, fn->params[i].name,
-			  fn->params[i].name, fn->params[i].name);
+	for (i = 0; i < fn->nparams; i++) {
+		const char *v = xasprintf(in_frame(fn, i) ? "f->p_%s" : "a_%s",
+					  fn->params[i].name);
+
+		sb_printf(b, "#define STAP_ARG_%s %s\n#define KTAP_ARG_%s %s\n",
+			  fn->params[i].name, v, fn->params[i].name, v);
+	}
 	sb_printf(b, "#line %d \"%s\"\n", fn->loc.line, fn->loc.src->name);
 	sb_puts(b, fn->embedded);
 	sb_puts(b, "\n#line RESTORE\n");
@@ -1727,6 +1754,24 @@ static void emit_prototype(struct emitter *em, struct strbuf *out, const struct 
 		  function_signature(fn));
 }
 
+/* an embedded-C function without a frame: only the nesting count */
+static void emit_frameless(struct strbuf *out, const struct function *fn,
+			   const char *body)
+{
+	const char *ret0 = fn->ret_type == TY_LONG ? " 0" : "";
+
+	sb_printf(out, "%s\n{\n", function_signature(fn));
+	if (fn->ret_type == TY_LONG)
+		sb_puts(out, "\tint64_t retval = 0;\n");
+	if (fn->ret_type == TY_STRING)
+		sb_puts(out, "\tret[0] = '\\0';\n");
+	sb_printf(out, "\tif (unlikely(!ktap_nest_enter(c, %s)))\n\t\treturn%s;\n",
+		  near(&fn->loc, xasprintf("function '%s'", fn->name)), ret0);
+	sb_puts(out, body ? body : "");
+	sb_printf(out, "out: __maybe_unused;\n\tktap_nest_leave(c);\n%s}\n\n",
+		  fn->ret_type == TY_LONG ? "\treturn retval;\n" : "");
+}
+
 static void emit_function(struct emitter *em, struct strbuf *out,
 			  const struct function *fn)
 {
@@ -1739,6 +1784,8 @@ static void emit_function(struct emitter *em, struct strbuf *out,
 	for (i = 0; i < fn->nparams; i++) {
 		const struct param *p = &fn->params[i];
 
+		if (!in_frame(fn, i))
+			continue;
 		if (param_type(p) == TY_STRING && !param_by_ref(fn, i))
 			line(em, "ktap_strcpy(f->p_%s, a_%s);", p->name, p->name);
 		else
@@ -1749,9 +1796,15 @@ static void emit_function(struct emitter *em, struct strbuf *out,
 	else
 		emit_stmt(em, fn->body);
 
+	if (frameless(fn)) {
+		emit_frameless(out, fn, body.buf);
+		em->fn = NULL;
+		return;
+	}
 	sb_printf(out, "struct frame_%s {\n", name);
 	for (i = 0; i < fn->nparams; i++)
-		frame_param(out, fn, i);
+		if (in_frame(fn, i))
+			frame_param(out, fn, i);
 	for (i = 0; i < fn->nlocals; i++)
 		if (fn->locals[i]->kind == SYM_LOCAL)
 			frame_var(out, fn->locals[i], "l_");
