@@ -1393,15 +1393,33 @@ static void end_iterators(struct emitter *em, struct strbuf *out)
 }
 
 /* a fresh frame is not zeroed: locals start as 0 and "", iterators unset */
+/* whether generated code names a local: an alias offers many (name,
+ * argstr ...) whose assignments elide.c dropped; setting them to zero on
+ * every hit would be wasted. Embedded C (#line) may name anything. */
+static bool ident_char(char ch);
+
+static bool names_local(const char *body, const struct symbol *s)
+{
+	const char *v = xasprintf("f->l_%s", s->name), *p;
+	size_t n = strlen(v);
+
+	if (!body || strstr(body, "#line"))
+		return true;
+	for (p = strstr(body, v); p; p = strstr(p + 1, v))
+		if (!ident_char(p[n]))
+			return true;
+	return false;
+}
+
 static void init_frame(struct emitter *em, struct strbuf *out, struct symbol **locals,
-		       int nlocals)
+		       int nlocals, const char *body)
 {
 	int i;
 
 	for (i = 0; i < nlocals; i++) {
 		const struct symbol *s = locals[i];
 
-		if (s->kind != SYM_LOCAL)
+		if (s->kind != SYM_LOCAL || !names_local(body, s))
 			continue;
 		if (s->type == TY_STRING)
 			sb_printf(out, "\tf->l_%s[0] = '\\0';\n", s->name);
@@ -1822,7 +1840,7 @@ static void emit_function(struct emitter *em, struct strbuf *out,
 	sb_printf(out, "\tf = ktap_frame_alloc(c, sizeof(*f));\n"
 		       "\tif (!f) {\n\t\tktap_nest_leave(c);\n\t\treturn%s;\n\t}\n",
 		  fn->ret_type == TY_LONG ? " 0" : "");
-	init_frame(em, out, fn->locals, fn->nlocals);
+	init_frame(em, out, fn->locals, fn->nlocals, body.buf);
 	sb_puts(out, body.buf ? body.buf : "");
 	sb_puts(out, "out: __maybe_unused;\n");
 	end_iterators(em, out);
@@ -1915,7 +1933,7 @@ static void emit_probe(struct emitter *em, struct strbuf *out,
 		sb_printf(out, "\tif (!ktap_lock_globals(c, probe_%d_locks, %d))\n"
 			       "\t\treturn;\n", rp->index, rp->nglobals_used);
 	sb_puts(out, "\tf = ktap_frame_alloc(c, sizeof(*f));\n\tif (!f)\n\t\tgoto unlock;\n");
-	init_frame(em, out, rp->locals, rp->nlocals);
+	init_frame(em, out, rp->locals, rp->nlocals, body.buf);
 	sb_puts(out, body.buf ? body.buf : "");
 	sb_puts(out, "out: __maybe_unused;\n");
 	end_iterators(em, out);
