@@ -81,6 +81,20 @@ void sym_add_global(struct resolver *r, struct global_decl *g)
 	prog->globals[prog->nglobals++] = s;
 }
 
+/* A script's own globals are not seen from tapset code: a user's
+ * "global n" must not turn a tapset function's local n into it (stap
+ * binds it, with a cross-file warning, and the tapset then breaks). */
+static bool user_global_hidden(struct resolver *r, const struct global_decl *g,
+			       const struct file *from)
+{
+	const struct file *owner;
+
+	if (!from || !from->src || !from->src->is_tapset)
+		return false;
+	owner = file_of_global(r, g);
+	return owner && owner->src && !owner->src->is_tapset;
+}
+
 struct symbol *sym_find_global(struct resolver *r, const char *name,
 			       struct file *from)
 {
@@ -92,6 +106,8 @@ struct symbol *sym_find_global(struct resolver *r, const char *name,
 		if (strcmp(s->name, name) != 0)
 			continue;
 		if (s->global->is_private && file_of_global(r, s->global) != from)
+			continue;
+		if (user_global_hidden(r, s->global, from))
 			continue;
 		return s;
 	}
