@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "program.h"
 #include "prebuilt.h"
 
 #define RECIPE_FORMAT "ktap-kbuild-recipe 1"
@@ -988,6 +989,7 @@ static char *prebuilt_dir(const struct recipe *r, const char *kdir, const char *
 {
 	char hex[SHA256_HEX_LEN + 1];
 	char *unit, *symbols, *dir, *tmp;
+	const char *gen;
 	double t0 = now_seconds();
 	struct sha256 s;
 	struct stat st;
@@ -1005,6 +1007,10 @@ static char *prebuilt_dir(const struct recipe *r, const char *kdir, const char *
 	sha256_update(&s, r->step[STEP_COMPILE], strlen(r->step[STEP_COMPILE]) + 1);
 	hash_dir(&s, runtime);
 	hash_dir(&s, xasprintf("%s/tapsets", opt->data_dir));
+	/* the generated syscall tapset: its directory's name hashes its
+	 * inputs, and it is never changed once made */
+	gen = syscalls_tapset_dir(opt);
+	sha256_update(&s, gen ? gen : "", strlen(gen ? gen : "") + 1);
 	sha256_final_hex(&s, hex);
 	dir = xasprintf("%s/prebuilt-%.16s", r->dir, hex);
 	if (access(xasprintf("%s/%s.o", dir, PREBUILT_NAME), R_OK) == 0) {

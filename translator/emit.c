@@ -1672,15 +1672,24 @@ static void emit_embedded_body(struct emitter *em, const struct function *fn)
  * prebuilt object (emit_prebuilt_unit()). build.c picks the way.
  */
 
-/* the tapset files the prebuilt object is made of: the .stp files of
- * <data>/tapsets */
-static bool in_prebuilt_dir(const struct source *src, const struct options *opt)
+/* whether path is a file directly in dir (given without its last '/') */
+static bool directly_in(const char *path, const char *dir)
 {
-	const char *dir = xasprintf("%s/tapsets/", opt->data_dir);
 	size_t n = strlen(dir);
 
-	return src && src->is_tapset && strncmp(src->name, dir, n) == 0 &&
-	       !strchr(src->name + n, '/') && !strstr(src->text, "%(");
+	return strncmp(path, dir, n) == 0 && path[n] == '/' && !strchr(path + n + 1, '/');
+}
+
+/* the tapset files the prebuilt object is made of: the .stp files of
+ * <data>/tapsets, and those of the target's generated syscall tapset
+ * (made per kernel tree, like the prebuilt object) */
+static bool in_prebuilt_dir(const struct source *src, const struct options *opt)
+{
+	const char *gen = syscalls_tapset_dir(opt);
+
+	return src && src->is_tapset && !strstr(src->text, "%(") &&
+	       (directly_in(src->name, xasprintf("%s/tapsets", opt->data_dir)) ||
+		(gen && directly_in(src->name, gen)));
 }
 
 /* an embedded-C tapset function whose C signature is fixed by its
@@ -2384,16 +2393,15 @@ static int compare_names(const void *a, const void *b)
 }
 
 /* the tapset files of the prebuilt object, parsed, in name order */
-static struct file **prebuilt_files(const struct options *opt, int *n)
+/* the .stp files of dir holding embedded C, parsed, appended to files */
+static struct file **prebuilt_files_of(const struct options *opt, const char *dir,
+				       struct file **files, int *n)
 {
-	char *dir = xasprintf("%s/tapsets", opt->data_dir);
-	struct file **files = NULL;
 	char **names = NULL;
 	int i, nnames = 0;
 	DIR *d = opendir(dir);
 	struct dirent *de;
 
-	*n = 0;
 	while (d && (de = readdir(d))) {
 		size_t len = strlen(de->d_name);
 
@@ -2404,12 +2412,13 @@ static struct file **prebuilt_files(const struct options *opt, int *n)
 	}
 	if (d)
 		closedir(d);
-	qsort(names, nnames, sizeof(*names), compare_names);
+	if (nnames > 1)
+		qsort(names, nnames, sizeof(*names), compare_names);
 	for (i = 0; i < nnames; i++) {
 		struct source *src = source_from_file(names[i]);
 		struct file *f;
 
-		if (!src)
+		if (!src || !strstr(src->text, "%{"))
 			continue;
 		src->is_tapset = true;
 		if (!in_prebuilt_dir(src, opt) || !(f = parse_source(src)))
@@ -2417,6 +2426,18 @@ static struct file **prebuilt_files(const struct options *opt, int *n)
 		files = xrealloc(files, (*n + 1) * sizeof(*files));
 		files[(*n)++] = f;
 	}
+	return files;
+}
+
+static struct file **prebuilt_files(const struct options *opt, int *n)
+{
+	const char *gen = syscalls_tapset_dir(opt);
+	struct file **files;
+
+	*n = 0;
+	files = prebuilt_files_of(opt, xasprintf("%s/tapsets", opt->data_dir), NULL, n);
+	if (gen)
+		files = prebuilt_files_of(opt, gen, files, n);
 	return files;
 }
 
