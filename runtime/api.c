@@ -159,14 +159,10 @@ void ktapx_ktap_sprintf_at(struct ktap_context *c, const char *loc, char *dst,
 			   const char *fmt, ...)
 {
 	va_list ap;
-	size_t len;
 
 	va_start(ap, fmt);
-	len = ktap_vsprintf(c, dst, fmt, ap);
+	ktap_vsprintf_at(c, loc, dst, fmt, ap);
 	va_end(ap);
-	if (unlikely(len > MAXSTRINGLEN - 1))
-		ktap_errorf(c, loc, "sprintf result exceeds MAXSTRINGLEN (%d)",
-			    MAXSTRINGLEN);
 }
 
 __printf(3, 4) void ktapx_ktap_errorf(struct ktap_context *c, const char *loc,

@@ -643,6 +643,16 @@ static __maybe_unused void ktap_sprintf(struct ktap_context *c, char *dst,
 	va_end(ap);
 }
 
+/* ktap_sprintf_at() with its arguments as a va_list (api.c's wrapper) */
+static __maybe_unused void ktap_vsprintf_at(struct ktap_context *c,
+					    const char *loc, char *dst,
+					    const char *fmt, va_list ap)
+{
+	if (unlikely(ktap_vsprintf(c, dst, fmt, ap) > MAXSTRINGLEN - 1))
+		ktap_errorf(c, loc, "sprintf result exceeds MAXSTRINGLEN (%d)",
+			    MAXSTRINGLEN);
+}
+
 /**
  * ktap_sprintf_at() - sprintf() and the sprint family in a script
  * @c: the context
@@ -658,14 +668,10 @@ static __maybe_unused void ktap_sprintf_at(struct ktap_context *c,
 					   const char *fmt, ...)
 {
 	va_list ap;
-	size_t len;
 
 	va_start(ap, fmt);
-	len = ktap_vsprintf(c, dst, fmt, ap);
+	ktap_vsprintf_at(c, loc, dst, fmt, ap);
 	va_end(ap);
-	if (unlikely(len > MAXSTRINGLEN - 1))
-		ktap_errorf(c, loc, "sprintf result exceeds MAXSTRINGLEN (%d)",
-			    MAXSTRINGLEN);
 }
 
 /**
