@@ -127,20 +127,17 @@ static_assert((int)KTAP_API_LONG == (int)KTAP_LONG &&
 #undef KTAP_API_FN
 
 /*
- * The variadic ones: the runtime's function has no va_list form, so the
- * wrapper does what the runtime's does (print.h, context.h, target.h).
+ * The variadic ones hand their arguments on: to the runtime's va_list
+ * form, or as %pV.
  */
 void ktapx_ktap_printf(struct ktap_context *c, const char *fmt, ...);
 void ktapx_ktap_printf(struct ktap_context *c, const char *fmt, ...)
 {
-	struct ktap_out o;
 	va_list ap;
 
-	ktap_out_print(&o, c);
 	va_start(ap, fmt);
-	ktap_vformat(&o, fmt, ap);
+	ktap_vprintf(c, fmt, ap);
 	va_end(ap);
-	c->print_len = o.len;
 }
 
 void ktapx_ktap_sprintf(struct ktap_context *c, char *dst, const char *fmt, ...);

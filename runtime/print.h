@@ -569,6 +569,16 @@ static void ktap_vformat(struct ktap_out *o, const char *fmt, va_list args)
 	va_end(ap);
 }
 
+/* ktap_printf() with its arguments as a va_list (api.c's wrapper) */
+static inline void ktap_vprintf(struct ktap_context *c, const char *fmt, va_list ap)
+{
+	struct ktap_out o;
+
+	ktap_out_print(&o, c);
+	ktap_vformat(&o, fmt, ap);
+	c->print_len = o.len;
+}
+
 /**
  * ktap_printf() - printf() of a script: format into the print buffer
  * @c: the context
@@ -580,14 +590,11 @@ static void ktap_vformat(struct ktap_out *o, const char *fmt, va_list args)
 static __maybe_unused void ktap_printf(struct ktap_context *c,
 				       const char *fmt, ...)
 {
-	struct ktap_out o;
 	va_list ap;
 
-	ktap_out_print(&o, c);
 	va_start(ap, fmt);
-	ktap_vformat(&o, fmt, ap);
+	ktap_vprintf(c, fmt, ap);
 	va_end(ap);
-	c->print_len = o.len;
 }
 
 /**
