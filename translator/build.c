@@ -1172,13 +1172,15 @@ static enum direct_result direct_build(const struct recipe *r, const char *kdir,
 	if (write_step_inputs(bn))
 		return DIRECT_FALLBACK;
 	for (i = 0; i < NSTEPS; i++) {
-		char *cmd = i == STEP_COMPILE ? compile_command(r, kdir, bn, true, opt)
-					      : fill_in(r->step[i], bn);
+		char *cmd;
 		int rc;
 
 		if (i == STEP_COMPILE && try_light && light_object(r, kdir, c_code, bn, opt) == 0) {
 			light = true;
-			cmd = xstrdup("true");
+			cmd = xstrdup("true");	/* NAME.o is there: on to its record */
+		} else {
+			cmd = i == STEP_COMPILE ? compile_command(r, kdir, bn, true, opt)
+						: fill_in(r->step[i], bn);
 		}
 		if (i == STEP_MOD_COMPILE && mod_object_from_template(r, kdir, bn, opt) == 0) {
 			from_template = true;
@@ -1223,8 +1225,6 @@ static enum direct_result direct_build(const struct recipe *r, const char *kdir,
 	return DIRECT_BUILT;
 }
 
-/* the module NAME.ko in dir: directly if the tree's recipe is known, else
- * (or if that goes wrong) with kbuild, learning the recipe from it */
 /* the Kbuild file of a module's directory */
 static char *kbuild_file(const struct build_names *bn)
 {
@@ -1269,6 +1269,8 @@ static struct recipe *learn_from_small_module(const char *kdir, const char *c_co
 	return recipe_load(kdir, opt);
 }
 
+/* the module NAME.ko in dir: directly if the tree's recipe is known, else
+ * (or if that goes wrong) with kbuild, learning the recipe from it */
 static int build_in(const char *kdir, const char *c_code, const struct build_names *bn,
 		    const struct options *opt)
 {
