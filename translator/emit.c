@@ -1392,12 +1392,16 @@ static void end_iterators(struct emitter *em, struct strbuf *out)
 		sb_printf(out, "\tif (f->it%d)\n\t\tktap_map_iter_end(f->it%d);\n", i, i);
 }
 
-/* a fresh frame is not zeroed: locals start as 0 and "", iterators unset */
+/* a character of a C identifier */
+static bool ident_char(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	       (ch >= '0' && ch <= '9') || ch == '_';
+}
+
 /* whether generated code names a local: an alias offers many (name,
  * argstr ...) whose assignments elide.c dropped; setting them to zero on
  * every hit would be wasted. Embedded C (#line) may name anything. */
-static bool ident_char(char ch);
-
 static bool names_local(const char *body, const struct symbol *s)
 {
 	const char *v = xasprintf("f->l_%s", s->name), *p;
@@ -1411,6 +1415,7 @@ static bool names_local(const char *body, const struct symbol *s)
 	return false;
 }
 
+/* a fresh frame is not zeroed: locals start as 0 and "", iterators unset */
 static void init_frame(struct emitter *em, struct strbuf *out, struct symbol **locals,
 		       int nlocals, const char *body)
 {
@@ -1446,76 +1451,20 @@ static void frame_var(struct strbuf *sb, const struct symbol *s, const char *pre
  * cannot change during the call (see stable_string_arg()).
  */
 
-static bool expr_writes(const struct expr *e, const struct symbol *sym);
-
-static bool is_var(const struct expr *e, const struct symbol *sym)
-{
-	return e && e->kind == EX_VAR && e->sym == sym;
-}
-
-static bool path_writes(const struct target_step *t, const struct symbol *sym)
-{
-	for (; t; t = t->next)
-		if (expr_writes(t->index, sym))
-			return true;
-	return false;
-}
-
-/* any assignment to sym in e, or embedded C (which may do anything) */
-static bool expr_writes(const struct expr *e, const struct symbol *sym)
-{
-	int i;
-
-	if (!e)
-		return false;
-	if (e->kind == EX_EMBEDDED)
-		return true;
-	if ((e->kind == EX_ASSIGN || e->kind == EX_INCDEC ||
-	     e->kind == EX_PROBEWRITE) && is_var(e->lhs, sym))
-		return true;
-	if (expr_writes(e->lhs, sym) || expr_writes(e->rhs, sym) ||
-	    expr_writes(e->cond, sym) || path_writes(e->path, sym))
-		return true;
-	for (i = 0; i < e->nargs; i++)
-		if (expr_writes(e->args[i], sym))
-			return true;
-	return false;
-}
-
-static bool foreach_writes(const struct foreach_info *fe, const struct symbol *sym)
-{
-	int i;
-
-	for (i = 0; i < fe->nkeys; i++)
-		if (is_var(fe->keys[i], sym))
-			return true;
-	return is_var(fe->value, sym) || expr_writes(fe->array, sym) ||
-	       expr_writes(fe->limit, sym);
-}
-
-static bool stmt_writes(const struct stmt *s, const struct symbol *sym)
+/* a statement tree with embedded C (guru mode): it may write anything */
+static bool has_embedded_stmt(const struct stmt *s)
 {
 	int i;
 
 	if (!s)
 		return false;
-	if (s->kind == ST_EMBEDDED || is_var(s->catch_var, sym) ||
-	    (s->kind == ST_DELETE && is_var(s->expr, sym)))
+	if (s->kind == ST_EMBEDDED)
 		return true;
 	for (i = 0; i < s->nbody; i++)
-		if (stmt_writes(s->body[i], sym))
+		if (has_embedded_stmt(s->body[i]))
 			return true;
-	if (s->fe && foreach_writes(s->fe, sym))
-		return true;
-	return stmt_writes(s->init, sym) || expr_writes(s->expr, sym) ||
-	       expr_writes(s->step, sym) || stmt_writes(s->then, sym) ||
-	       stmt_writes(s->els, sym) || stmt_writes(s->catch_body, sym);
-}
-
-static bool ident_char(char ch)
-{
-	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-	       (ch >= '0' && ch <= '9') || ch == '_';
+	return has_embedded_stmt(s->init) || has_embedded_stmt(s->then) ||
+	       has_embedded_stmt(s->els) || has_embedded_stmt(s->catch_body);
 }
 
 /* whether embedded C only reads the macro "<prefix><name>": each use must
@@ -1554,7 +1503,9 @@ static bool param_by_ref(const struct function *fn, int i)
 	if (fn->embedded)
 		return c_reads_only(fn->embedded, "STAP_ARG_", p->name) &&
 		       c_reads_only(fn->embedded, "KTAP_ARG_", p->name);
-	return p->sym && fn->body && !stmt_writes(fn->body, p->sym);
+	/* written: any assignment, ++/--, foreach or catch variable, delete
+	 * (marked by type inference) */
+	return p->sym && fn->body && !p->sym->written && !has_embedded_stmt(fn->body);
 }
 
 /* a string value the callee of a call cannot change while it runs: a
@@ -2387,37 +2338,22 @@ char *emit_program(const struct program *prog, const struct options *opt)
 
 /* ---- the prebuilt object's unit ---- */
 
-static int compare_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* the tapset files of the prebuilt object, parsed, in name order */
-/* the .stp files of dir holding embedded C, parsed, appended to files */
+/* the .stp files of dir holding embedded C, parsed in name order,
+ * appended to files */
 static struct file **prebuilt_files_of(const struct options *opt, const char *dir,
 				       struct file **files, int *n)
 {
-	char **names = NULL;
-	int i, nnames = 0;
-	DIR *d = opendir(dir);
-	struct dirent *de;
+	struct dirent **names;
+	int i, nnames = scandir(dir, &names, NULL, alphasort);
 
-	while (d && (de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-
-		if (len > 4 && !strcmp(de->d_name + len - 4, ".stp")) {
-			names = xrealloc(names, (nnames + 1) * sizeof(*names));
-			names[nnames++] = xasprintf("%s/%s", dir, de->d_name);
-		}
-	}
-	if (d)
-		closedir(d);
-	if (nnames > 1)
-		qsort(names, nnames, sizeof(*names), compare_names);
 	for (i = 0; i < nnames; i++) {
-		struct source *src = source_from_file(names[i]);
+		size_t len = strlen(names[i]->d_name);
+		struct source *src = NULL;
 		struct file *f;
 
+		if (len > 4 && !strcmp(names[i]->d_name + len - 4, ".stp"))
+			src = source_from_file(xasprintf("%s/%s", dir, names[i]->d_name));
+		free(names[i]);
 		if (!src || !strstr(src->text, "%{"))
 			continue;
 		src->is_tapset = true;
@@ -2426,9 +2362,13 @@ static struct file **prebuilt_files_of(const struct options *opt, const char *di
 		files = xrealloc(files, (*n + 1) * sizeof(*files));
 		files[(*n)++] = f;
 	}
+	if (nnames >= 0)
+		free(names);
 	return files;
 }
 
+/* the tapset files of the prebuilt object, parsed: <data>/tapsets, then
+ * the generated syscall tapset */
 static struct file **prebuilt_files(const struct options *opt, int *n)
 {
 	const char *gen = syscalls_tapset_dir(opt);
