@@ -179,7 +179,7 @@ static DEFINE_PER_CPU(struct ktap_overload, ktap_overload);
 
 
 /* print.h: write this CPU's print buffer out as one record. */
-static void ktap_print_flush(struct ktap_context *c);
+static inline void ktap_print_flush(struct ktap_context *c);
 
 /**
  * ktap_context_init() - allocate the per-CPU contexts and their buffers
@@ -298,8 +298,8 @@ static inline void ktap_overload_hit_start(void)
  * Return: the context, or NULL if the handler must not run: in NMI or
  * reentered (both counted as skipped), or not allowed in the current state.
  */
-static inline struct ktap_context *ktap_enter(const struct ktap_probe *probe,
-					      struct pt_regs *regs)
+static __always_inline struct ktap_context *
+ktap_enter(const struct ktap_probe *probe, struct pt_regs *regs)
 {
 	struct ktap_context *c;
 
@@ -483,7 +483,7 @@ static inline void ktap_check_limits(struct ktap_context *c)
  * flushed by a long print), reports an error if one occurred, and
  * releases the CPU. Frames left on the arena are discarded.
  */
-static inline void ktap_leave(struct ktap_context *c)
+static __always_inline void ktap_leave(struct ktap_context *c)
 {
 	ktap_print_flush(c);
 	if (unlikely(c->error))

@@ -36,7 +36,6 @@
 #ifndef _KTAP_MAP_H
 #define _KTAP_MAP_H
 
-#include <linux/jhash.h>
 #include <linux/list.h>
 #include <linux/log2.h>
 #include <linux/rculist.h>
@@ -392,26 +391,93 @@ static inline void *ktap_map_val(const struct ktap_map *m,
 	return (char *)e + m->val_off;
 }
 
+/*
+ * Hashing and comparing keys is most of a[k] <<< v, so both are inline
+ * loops that read each byte once: the kernel's strnlen(), jhash() and
+ * strncmp() are three out-of-line passes over a string, and an out-of-line
+ * call alone costs as much as a dozen instructions in a TCG guest.
+ */
+
+/* FNV-1a's multiplier: each byte is xored in, then the whole is multiplied */
+#define KTAP_FNV_PRIME 0x01000193u
+
+/**
+ * ktap_key_str_hash() - fold a key string into a hash
+ * @h: the hash so far
+ * @s: the string; up to MAXSTRINGLEN - 1 bytes count
+ *
+ * Return: the new hash.
+ */
+static __always_inline u32 ktap_key_str_hash(u32 h, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	int i;
+
+	for (i = 0; i < MAXSTRINGLEN - 1 && p[i]; i++)
+		h = (h ^ p[i]) * KTAP_FNV_PRIME;
+	return h;
+}
+
+/**
+ * ktap_key_long_hash() - fold a long key into a hash
+ * @h: the hash so far
+ * @n: the key
+ *
+ * Return: the new hash.
+ */
+static __always_inline u32 ktap_key_long_hash(u32 h, int64_t n)
+{
+	u64 x = ((u64)n ^ h) * 0x9e3779b97f4a7c15ull;	/* 2^64 / golden ratio */
+
+	return (u32)(x >> 32) ^ (u32)x;
+}
+
 /**
  * ktap_map_hash() - hash a key tuple
  * @m: the array
  * @k: the keys (@m->d.nkeys of them; may be NULL when there are none)
  *
+ * The final mix spreads every bit into the low ones, which pick the bucket
+ * (FNV-1a alone leaves the low bits depending on the bytes' low bits only).
+ *
  * Return: the hash; strings count up to MAXSTRINGLEN - 1 bytes.
  */
-static u32 ktap_map_hash(const struct ktap_map *m, const union ktap_key *k)
+static __always_inline u32 ktap_map_hash(const struct ktap_map *m,
+					 const union ktap_key *k)
 {
-	u32 h = 0x6b746170;
+	u32 h = 0x811c9dc5;	/* FNV-1a's offset basis */
 	int i;
 
 	for (i = 0; i < m->d.nkeys; i++) {
 		if (m->d.key_types[i] == KTAP_STRING)
-			h = jhash(k[i].s, strnlen(k[i].s, MAXSTRINGLEN - 1), h);
+			h = ktap_key_str_hash(h, k[i].s);
 		else
-			h = jhash_2words((u32)k[i].n, (u32)((u64)k[i].n >> 32),
-					 h);
+			h = ktap_key_long_hash(h, k[i].n);
 	}
+	h ^= h >> 16;
+	h *= 0x85ebca6b;
+	h ^= h >> 13;
 	return h;
+}
+
+/**
+ * ktap_key_str_eq() - are two key strings equal?
+ * @a: one
+ * @b: the other
+ *
+ * Return: true if their first MAXSTRINGLEN - 1 bytes (up to a NUL) match.
+ */
+static __always_inline bool ktap_key_str_eq(const char *a, const char *b)
+{
+	int i;
+
+	for (i = 0; i < MAXSTRINGLEN - 1; i++) {
+		if (a[i] != b[i])
+			return false;
+		if (!a[i])
+			break;
+	}
+	return true;
 }
 
 /**
@@ -423,9 +489,10 @@ static u32 ktap_map_hash(const struct ktap_map *m, const union ktap_key *k)
  *
  * Return: true if every component not in @wild is equal.
  */
-static bool ktap_map_match(const struct ktap_map *m,
-			   const struct ktap_map_entry *e,
-			   const union ktap_key *k, unsigned int wild)
+static __always_inline bool ktap_map_match(const struct ktap_map *m,
+					   const struct ktap_map_entry *e,
+					   const union ktap_key *k,
+					   unsigned int wild)
 {
 	int i;
 
@@ -433,7 +500,7 @@ static bool ktap_map_match(const struct ktap_map *m,
 		if (wild & (1U << i))
 			continue;
 		if (m->d.key_types[i] == KTAP_STRING) {
-			if (strncmp(e->keys[i].s, k[i].s, MAXSTRINGLEN - 1))
+			if (!ktap_key_str_eq(e->keys[i].s, k[i].s))
 				return false;
 		} else if (e->keys[i].n != k[i].n) {
 			return false;
@@ -453,9 +520,9 @@ static bool ktap_map_match(const struct ktap_map *m,
  *
  * Return: the entry, or NULL.
  */
-static struct ktap_map_entry *ktap_map_find(const struct ktap_map *m,
-					    struct ktap_map_table *t,
-					    const union ktap_key *k, u32 hash)
+static __always_inline struct ktap_map_entry *
+ktap_map_find(const struct ktap_map *m, struct ktap_map_table *t,
+	      const union ktap_key *k, u32 hash)
 {
 	struct ktap_map_entry *e;
 
@@ -493,11 +560,10 @@ static void ktap_map_full(struct ktap_context *c, const struct ktap_map *m,
  *
  * Return: the entry, or NULL (and c->error set) when full.
  */
-static struct ktap_map_entry *ktap_map_insert(struct ktap_context *c,
-					      struct ktap_map *m,
-					      struct ktap_map_table *t,
-					      const union ktap_key *k, u32 hash,
-					      const char *loc)
+static noinline struct ktap_map_entry *
+ktap_map_insert(struct ktap_context *c, struct ktap_map *m,
+		struct ktap_map_table *t, const union ktap_key *k, u32 hash,
+		const char *loc)
 {
 	struct ktap_map_entry *e;
 	int i;
@@ -537,11 +603,10 @@ static struct ktap_map_entry *ktap_map_insert(struct ktap_context *c,
  *
  * Return: the entry, or NULL (and c->error set) when full.
  */
-static struct ktap_map_entry *ktap_map_get_entry(struct ktap_context *c,
-						 struct ktap_map *m,
-						 struct ktap_map_table *t,
-						 const union ktap_key *k,
-						 const char *loc)
+static __always_inline struct ktap_map_entry *
+ktap_map_get_entry(struct ktap_context *c, struct ktap_map *m,
+		   struct ktap_map_table *t, const union ktap_key *k,
+		   const char *loc)
 {
 	u32 hash = ktap_map_hash(m, k);
 	struct ktap_map_entry *e = ktap_map_find(m, t, k, hash);

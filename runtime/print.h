@@ -76,7 +76,7 @@ static inline char *ktap_print_data(struct ktap_context *c)
  * ktap_print_flush() - write this CPU's pending output as one record
  * @c: the context
  */
-static inline void ktap_print_flush(struct ktap_context *c)
+static __always_inline void ktap_print_flush(struct ktap_context *c)
 {
 	struct ktap_rec_hdr *rec = (struct ktap_rec_hdr *)c->print_buf;
 

@@ -794,6 +794,17 @@ static bool is_map(const struct symbol *s)
 	return s->kind == SYM_GLOBAL && (s->nkeys > 0 || s->type == TY_STATS);
 }
 
+/* Can a string key point at its value instead of a copy? A literal, or
+ * the temporary a script function returned into: nothing else writes
+ * either before the statement is done with the key (temporaries are not
+ * reused within a statement). A variable could change under a later key
+ * component, as in a[s, s = "x"], so it is copied. */
+static bool key_string_is_fresh(const struct expr *a)
+{
+	return a->kind == EX_STRING ||
+	       (a->kind == EX_CALL && a->fn && !a->builtin);
+}
+
 /* the key tuple of a[k1, k2] in a frame slot; '*' leaves a hole and sets
  * its bit in *wild */
 static char *emit_keys(struct emitter *em, const struct expr *e, unsigned *wild)
@@ -816,11 +827,13 @@ static char *emit_keys(struct emitter *em, const struct expr *e, unsigned *wild)
 			continue;
 		}
 		v = emit_expr(em, a);
-		if (a->type == TY_STRING) {
+		if (a->type == TY_STRING && !key_string_is_fresh(a)) {
 			char *t = new_temp(em, TY_STRING);
 
 			line(em, "ktap_strcpy(%s, %s);", t, v);
 			line(em, "%s[%d].s = %s;", k, i, t);
+		} else if (a->type == TY_STRING) {
+			line(em, "%s[%d].s = %s;", k, i, v);
 		} else {
 			line(em, "%s[%d].n = %s;", k, i, v);
 		}
