@@ -42,10 +42,13 @@ static inline void ktap_globals_exit(void)
 #endif
 #endif /* KTAP_PREBUILT */
 
+#include "ftrace.h"
+
 /**
  * struct ktap_slot - the attachment of one probe
  * @probe: its entry in ktap_probes[]
  * @armed: currently registered / started
+ * @on_ftrace: a kprobe registered disabled, whose site ftrace.h hooks
  * @kp: kprobe
  * @rp: kretprobe
  * @timer: timer probe
@@ -53,6 +56,7 @@ static inline void ktap_globals_exit(void)
 struct ktap_slot {
 	const struct ktap_probe *probe;
 	bool armed;
+	bool on_ftrace;
 	union {
 		struct kprobe kp;
 		struct kretprobe rp;
@@ -244,6 +248,40 @@ static int ktap_tracepoint_arm(struct ktap_slot *slot)
 }
 
 /**
+ * ktap_kprobe_arm() - register a kprobe, or take its site for ftrace
+ * @slot: the probe's slot
+ *
+ * The kprobe is registered disabled first: the kernel resolves the symbol,
+ * vets the address and says whether it is an ftrace site. A site goes to
+ * ftrace.h (hooked by ktap_arm_ftrace_sites() once all probes are armed);
+ * anything else is enabled as a kprobe.
+ *
+ * Return: 0 or a negative errno.
+ */
+static int ktap_kprobe_arm(struct ktap_slot *slot)
+{
+	const struct ktap_probe *p = slot->probe;
+	int ret;
+
+	memset(&slot->kp, 0, sizeof(slot->kp));
+	slot->kp.symbol_name = p->symbol;
+	slot->kp.offset = p->offset;
+	slot->kp.pre_handler = ktap_kprobe_pre;
+	slot->kp.flags = KPROBE_FLAG_DISABLED;
+	ret = register_kprobe(&slot->kp);
+	if (ret)
+		return ret;
+	slot->on_ftrace = kprobe_ftrace(&slot->kp) &&
+			  !ktap_ftrace_add(p, (unsigned long)slot->kp.addr);
+	if (slot->on_ftrace)
+		return 0;
+	ret = enable_kprobe(&slot->kp);
+	if (ret)
+		unregister_kprobe(&slot->kp);
+	return ret;
+}
+
+/**
  * ktap_arm() - register or start one probe
  * @slot: the probe's slot
  *
@@ -260,11 +298,7 @@ static int ktap_arm(struct ktap_slot *slot)
 				   ktap_timer_start(&slot->timer, p);
 		break;
 	case KTAP_PROBE_KPROBE:
-		memset(&slot->kp, 0, sizeof(slot->kp));
-		slot->kp.symbol_name = p->symbol;
-		slot->kp.offset = p->offset;
-		slot->kp.pre_handler = ktap_kprobe_pre;
-		ret = register_kprobe(&slot->kp);
+		ret = ktap_kprobe_arm(slot);
 		break;
 	case KTAP_PROBE_KRETPROBE:
 		memset(&slot->rp, 0, sizeof(slot->rp));
@@ -304,12 +338,14 @@ static void ktap_disarm_all(void)
 					       GFP_KERNEL);
 	int i, nk = 0, nr = 0, ntp = 0;
 
+	ktap_ftrace_detach();
 	for (i = 0; i < KTAP_NR_PROBES; i++) {
 		struct ktap_slot *slot = &ktap_slots[i];
 
 		if (!slot->armed)
 			continue;
 		slot->armed = false;
+		slot->on_ftrace = false;
 		switch (slot->probe->kind) {
 		case KTAP_PROBE_TIMER:
 			if (slot->probe->per_cpu)
@@ -427,6 +463,51 @@ static const char *ktap_errname(int err, char *buf, size_t size)
 }
 
 /**
+ * ktap_start_failed() - a required probe could not be armed: undo "start"
+ * @slot: the probe's slot
+ * @err: why
+ *
+ * Return: @err.
+ */
+static int ktap_start_failed(struct ktap_slot *slot, int err)
+{
+	char ename[32];
+
+	__ktap_ctl_send(KTAP_CTL_FINAL, "error cannot probe %s: %s",
+			slot->probe->pp, ktap_errname(err, ename, sizeof(ename)));
+	WRITE_ONCE(ktap_state, KTAP_STATE_STOPPING);
+	ktap_quiesce();
+	WRITE_ONCE(ktap_state, KTAP_STATE_STOPPED);
+	return err;
+}
+
+/**
+ * ktap_arm_ftrace_sites() - hook the ftrace sites ktap_kprobe_arm() took
+ *
+ * If ftrace refuses them, their kprobes are enabled instead.
+ *
+ * Return: 0, or the errno of a required probe whose kprobe failed too.
+ */
+static int ktap_arm_ftrace_sites(void)
+{
+	int i, ret;
+
+	if (!ktap_ftrace_attach())
+		return 0;
+	for (i = 0; i < KTAP_NR_PROBES; i++) {
+		struct ktap_slot *slot = &ktap_slots[i];
+
+		if (!slot->on_ftrace)
+			continue;
+		slot->on_ftrace = false;
+		ret = enable_kprobe(&slot->kp);
+		if (ret && !slot->probe->optional)
+			return ktap_start_failed(slot, ret);
+	}
+	return 0;
+}
+
+/**
  * ktap_cmd_start() - "start": run begin probes, then arm the others
  *
  * Return: 0 (also when a begin probe asked to exit, by exit() or an
@@ -435,7 +516,6 @@ static const char *ktap_errname(int err, char *buf, size_t size)
  */
 static int ktap_cmd_start(void)
 {
-	char ename[32];
 	int i, ret;
 
 	if (ktap_state != KTAP_STATE_LOADED)
@@ -453,17 +533,10 @@ static int ktap_cmd_start(void)
 		if (atomic_read(&ktap_exit_requested))
 			break;
 		ret = ktap_arm(slot);
-		if (!ret || slot->probe->optional)
-			continue;
-		__ktap_ctl_send(KTAP_CTL_FINAL, "error cannot probe %s: %s",
-				slot->probe->pp,
-				ktap_errname(ret, ename, sizeof(ename)));
-		WRITE_ONCE(ktap_state, KTAP_STATE_STOPPING);
-		ktap_quiesce();
-		WRITE_ONCE(ktap_state, KTAP_STATE_STOPPED);
-		return ret;
+		if (ret && !slot->probe->optional)
+			return ktap_start_failed(slot, ret);
 	}
-	return 0;
+	return ktap_arm_ftrace_sites();
 }
 
 /**

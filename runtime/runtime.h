@@ -22,7 +22,8 @@
  *   stack.h      backtraces (the kernel's unwinder) and symbol names
  *   time.h       timer probes, clocks
  *   module.h     (included last by the generated file) state machine,
- *                probe registration, module init/exit
+ *                probe registration, module init/exit; it includes
+ *   ftrace.h     function-entry kprobes hooked through one ftrace_ops
  */
 #ifndef _KTAP_RUNTIME_H
 #define _KTAP_RUNTIME_H

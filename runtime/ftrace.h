@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ktap runtime: function-entry probes through ftrace.
+ *
+ * A kprobe on a function's first instruction is an ftrace site: the kernel
+ * runs it from its own ftrace callback, which looks the kprobe up, marks
+ * it running and calls our pre-handler through a pointer. Hooking the
+ * site with an ftrace_ops of our own skips that layer: about 0.2 us of
+ * the 0.45 us a bare counting kprobe costs in a TCG guest.
+ *
+ * module.h still registers every kprobe, disabled: the kernel resolves the
+ * symbol, applies its blacklist and says whether the address is an ftrace
+ * site, exactly as for an armed kprobe. Sites go into one table, and one
+ * ftrace_ops (registered once, since unregistering an ops waits for RCU
+ * tasks) filters on all their addresses; its callback finds the probes of
+ * the address hit by binary search. When ftrace cannot take them (no
+ * DYNAMIC_FTRACE_WITH_REGS, or an error), module.h enables the kprobes
+ * instead, so a script behaves the same either way:
+ *
+ *   - the handler sees the registers of the function's entry, with the
+ *     instruction pointer just past the probe address, as a kprobe's int3
+ *     would leave it (restored afterwards: ftrace returns through it);
+ *   - a hit in NMI context, or one that ftrace's recursion guard refuses,
+ *     is skipped and counted, as a missed kprobe is.
+ */
+#ifndef _KTAP_FTRACE_H
+#define _KTAP_FTRACE_H
+
+#include <linux/ftrace.h>
+#include <linux/sort.h>
+
+/**
+ * struct ktap_ftrace_site - a probe on an ftrace site
+ * @ip: the site's address (the probe address of the disabled kprobe)
+ * @probe: the probe to run there
+ */
+struct ktap_ftrace_site {
+	unsigned long ip;
+	const struct ktap_probe *probe;
+};
+
+#if defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS) && !defined(KTAP_NO_FTRACE)
+
+/* the sites, sorted by address once attached; several probes may share one */
+static struct ktap_ftrace_site *ktap_ftrace_sites;
+static int ktap_ftrace_nsites;
+static bool ktap_ftrace_attached;
+
+static void ktap_ftrace_hit(unsigned long ip, unsigned long parent_ip,
+			    struct ftrace_ops *ops, struct ftrace_regs *fregs);
+
+static struct ftrace_ops ktap_ftrace_ops = {
+	.func = ktap_ftrace_hit,
+	.flags = FTRACE_OPS_FL_SAVE_REGS,
+};
+
+/**
+ * ktap_ftrace_first() - the first site of an address
+ * @ip: the address
+ *
+ * Return: the index of the first site at @ip, or -1.
+ */
+static __always_inline int ktap_ftrace_first(unsigned long ip)
+{
+	int lo = 0, hi = ktap_ftrace_nsites;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+
+		if (ktap_ftrace_sites[mid].ip < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ktap_ftrace_nsites && ktap_ftrace_sites[lo].ip == ip ? lo : -1;
+}
+
+/**
+ * ktap_ftrace_hit() - the ftrace callback: run the probes of @ip
+ * @ip: the ftrace site hit
+ * @parent_ip: its caller
+ * @ops: ktap_ftrace_ops
+ * @fregs: the registers (all of them: FTRACE_OPS_FL_SAVE_REGS)
+ */
+static void notrace ktap_ftrace_hit(unsigned long ip, unsigned long parent_ip,
+				    struct ftrace_ops *ops,
+				    struct ftrace_regs *fregs)
+{
+	struct pt_regs *regs = ftrace_get_regs(fregs);
+	unsigned long resume_ip;
+	struct ktap_context *c;
+	int bit, i;
+
+	/* disables preemption: handlers run with it disabled */
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (bit < 0) {
+		ktap_count_skipped();
+		return;
+	}
+	i = ktap_ftrace_first(ip);
+	if (unlikely(i < 0 || !regs))
+		goto out;
+	/* unlike an int3 kprobe, an NMI here is a real one */
+	if (unlikely(in_nmi())) {
+		ktap_count_skipped();
+		goto out;
+	}
+	resume_ip = instruction_pointer(regs);
+	instruction_pointer_set(regs, ip + sizeof(kprobe_opcode_t));
+	for (; i < ktap_ftrace_nsites && ktap_ftrace_sites[i].ip == ip; i++) {
+		const struct ktap_probe *probe = ktap_ftrace_sites[i].probe;
+
+		c = ktap_enter(probe, regs);
+		if (c) {
+			probe->handler(c);
+			ktap_leave(c);
+		}
+	}
+	instruction_pointer_set(regs, resume_ip);
+out:
+	ftrace_test_recursion_unlock(bit);
+}
+
+/**
+ * ktap_ftrace_add() - take a probe whose kprobe address is an ftrace site
+ * @probe: the probe
+ * @ip: the address
+ *
+ * Process context, before ktap_ftrace_attach().
+ *
+ * Return: 0, or -ENOMEM (then the caller uses the kprobe).
+ */
+static int ktap_ftrace_add(const struct ktap_probe *probe, unsigned long ip)
+{
+	if (!ktap_ftrace_sites) {
+		ktap_ftrace_sites = kcalloc(KTAP_NR_PROBES,
+					    sizeof(*ktap_ftrace_sites),
+					    GFP_KERNEL);
+		if (!ktap_ftrace_sites)
+			return -ENOMEM;
+	}
+	ktap_ftrace_sites[ktap_ftrace_nsites].ip = ip;
+	ktap_ftrace_sites[ktap_ftrace_nsites].probe = probe;
+	ktap_ftrace_nsites++;
+	return 0;
+}
+
+static int ktap_ftrace_cmp_site(const void *a, const void *b)
+{
+	const struct ktap_ftrace_site *x = a, *y = b;
+
+	if (x->ip != y->ip)
+		return x->ip < y->ip ? -1 : 1;
+	/* a stable order: probes of one site run in script order */
+	return x->probe < y->probe ? -1 : x->probe > y->probe;
+}
+
+/**
+ * ktap_ftrace_reset() - forget the sites (after a failed attach, or detach)
+ */
+static void ktap_ftrace_reset(void)
+{
+	kfree(ktap_ftrace_sites);
+	ktap_ftrace_sites = NULL;
+	ktap_ftrace_nsites = 0;
+}
+
+/**
+ * ktap_ftrace_attach() - hook every site taken by ktap_ftrace_add()
+ *
+ * Return: 0 (also with no sites), or a negative errno; then no site is
+ * hooked and the table is empty, so the caller enables the kprobes.
+ */
+static int ktap_ftrace_attach(void)
+{
+	int i, ret = 0;
+
+	if (!ktap_ftrace_nsites)
+		return 0;
+	sort(ktap_ftrace_sites, ktap_ftrace_nsites, sizeof(*ktap_ftrace_sites),
+	     ktap_ftrace_cmp_site, NULL);
+	for (i = 0; i < ktap_ftrace_nsites && !ret; i++)
+		ret = ftrace_set_filter_ip(&ktap_ftrace_ops,
+					   ktap_ftrace_sites[i].ip, 0, 0);
+	if (!ret)
+		ret = register_ftrace_function(&ktap_ftrace_ops);
+	if (ret) {
+		ftrace_free_filter(&ktap_ftrace_ops);
+		ktap_ftrace_reset();
+		return ret;
+	}
+	ktap_ftrace_attached = true;
+	return 0;
+}
+
+/**
+ * ktap_ftrace_detach() - unhook every site
+ *
+ * Waits until no callback runs any more.
+ */
+static void ktap_ftrace_detach(void)
+{
+	if (ktap_ftrace_attached) {
+		unregister_ftrace_function(&ktap_ftrace_ops);
+		ftrace_free_filter(&ktap_ftrace_ops);
+		ktap_ftrace_attached = false;
+	}
+	ktap_ftrace_reset();
+}
+
+#else /* no DYNAMIC_FTRACE_WITH_REGS, or -D KTAP_NO_FTRACE: kprobes stay kprobes */
+
+static inline int ktap_ftrace_add(const struct ktap_probe *probe,
+				  unsigned long ip)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int ktap_ftrace_attach(void)
+{
+	return 0;
+}
+
+static inline void ktap_ftrace_detach(void)
+{
+}
+
+#endif /* CONFIG_DYNAMIC_FTRACE_WITH_REGS && !KTAP_NO_FTRACE */
+
+#endif /* _KTAP_FTRACE_H */
