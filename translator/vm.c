@@ -48,8 +48,15 @@
 #define READY_MARKER	"KTAP-AGENT-READY"
 #define MAX_FRAME	(16u << 20)
 
+/*
+ * tsc=reliable: TCG's TSC comes from the host's monotonic clock, the same
+ * on every vCPU, but the kernel's synchronisation check fails it and falls
+ * back to the HPET, whose every read is an exit to QEMU: clock_gettime()
+ * then leaves the vDSO, and local_clock() (ktap's overload guard) costs
+ * about 0.2 us.
+ */
 static const char *const qemu_append =
-	"console=ttyS0 quiet panic=-1 oops=panic";
+	"console=ttyS0 quiet panic=-1 oops=panic tsc=reliable";
 
 /* ---- messages and small helpers ---- */
 
