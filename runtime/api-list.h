@@ -94,12 +94,12 @@ KTAP_API_CTX(size_t, frame_used)
 KTAP_API_CTX(char *, scratch)
 KTAP_API_CTX(const unsigned long *, tp_args)
 KTAP_API_CTX(const char *, target_loc)
+KTAP_API_CTX(unsigned long, cpu_offset)
 #endif
 
 #ifdef KTAP_API_SIZE
 KTAP_API_SIZE(context, sizeof(struct ktap_context))
 KTAP_API_SIZE(rwlock, sizeof(rwlock_t))
-KTAP_API_SIZE(arch_spinlock, sizeof(arch_spinlock_t))
 KTAP_API_SIZE(max_keys, KTAP_MAX_KEYS)
 KTAP_API_SIZE(hist_max_buckets, KTAP_HIST_MAX_BUCKETS)
 #endif

@@ -23,7 +23,8 @@
  *     ktap_stat_agg, ktap_re_inst, union ktap_key), declared here again
  *     under an _api name; api.c checks each member against the
  *     runtime's own;
- *   - the globals' locks as opaque storage of the measured size.
+ *   - the globals' rwlocks as opaque storage of the measured size, and
+ *     the statistics' per-CPU locks (cpulock.h, the runtime's own).
  * Anything else fails the light compile, and build.c then compiles the
  * file the full way.
  */
@@ -31,6 +32,8 @@
 #define _KTAP_API_H
 
 #include <linux/types.h>
+
+#include "cpulock.h"
 
 #ifndef KTAP_API_EXPORT
 /* the light unit: declarations only */
@@ -60,13 +63,9 @@
 typedef struct {
 	unsigned char bytes[KTAP_API_SIZE_rwlock];
 } __attribute__((__aligned__(sizeof(long)))) rwlock_t;
-typedef struct {
-	unsigned char bytes[KTAP_API_SIZE_arch_spinlock];
-} __attribute__((__aligned__(4))) arch_spinlock_t;
 
 /* unlocked is all zero bytes; api.c checks that at module load */
 #define DEFINE_RWLOCK(name) rwlock_t name = { { 0 } }
-#define __ARCH_SPIN_LOCK_UNLOCKED { { 0 } }
 #define DEFINE_PER_CPU(type, name) \
 	__attribute__((__section__(".data..percpu"))) __typeof__(type) name
 
@@ -127,7 +126,7 @@ enum ktap_lock_mode_api {
 struct ktap_lock_use_api {
 	union {
 		rwlock_t *rw;
-		arch_spinlock_t __percpu *cpu;
+		ktap_cpulock_t __percpu *cpu;
 	};
 	enum ktap_lock_mode_api mode;
 };

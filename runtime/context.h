@@ -95,6 +95,19 @@ struct ktap_probe {
 	size_t entry_size;
 };
 
+/*
+ * ktap_run_handler() - run a probe's handler: the generated code's switch
+ * over its probe table, with direct calls (handlers called once are
+ * inlined into it). Calling probe->handler would go through a retpoline,
+ * and every indirect jump or return is a lookup in a TCG guest.
+ */
+#ifdef KTAP_PREBUILT
+void ktap_run_handler(const struct ktap_probe *probe, struct ktap_context *c);
+#else
+static void ktap_run_handler(const struct ktap_probe *probe,
+			     struct ktap_context *c);
+#endif
+
 /* Groups a regex may have, group 0 (the whole match) included (regex.h). */
 #define KTAP_RE_MAXGROUPS 16
 
@@ -118,6 +131,8 @@ struct ktap_probe {
  * @tp_args: tracepoint probes: the tracepoint's arguments (target.h)
  * @target_loc: "near $var at FILE:L:C" of the target expression being
  *	read, for fault messages (target.h)
+ * @cpu_offset: what this_cpu_ptr() adds to a per-CPU address on this
+ *	context's CPU: hot.h finds the CPU's lock of a statistic with it
  * @errbuf: storage of @error
  */
 struct ktap_context {
@@ -138,6 +153,7 @@ struct ktap_context {
 	char *re_subject;
 	const unsigned long *tp_args;
 	const char *target_loc;
+	unsigned long cpu_offset;
 	char errbuf[KTAP_ERRLEN];
 };
 
@@ -201,6 +217,7 @@ static int ktap_context_init(void)
 
 		if (!mem)
 			return -ENOMEM;	/* ktap_context_exit() frees the rest */
+		c->cpu_offset = (unsigned long)c - (unsigned long)ktap_contexts;
 		c->frame = mem;
 		c->print_buf = mem + KTAP_FRAME_SIZE;
 		c->scratch = c->print_buf + KTAP_PRINT_BUFSIZE;
@@ -546,19 +563,22 @@ static __printf(3, 4) __maybe_unused void ktap_errorf(struct ktap_context *c,
 
 /* ---- locks of script globals ---- */
 
+#include "cpulock.h"
+
 /*
  * A script global other than a statistic has an rwlock (static
  * DEFINE_RWLOCK(g_x_lock)): readers share it, writers have it alone.
  *
  * A statistic has one lock per CPU instead (static DEFINE_PER_CPU(
- * arch_spinlock_t, g_x_lock)), so that <<< never shares a cache line with
+ * ktap_cpulock_t, g_x_lock)), so that <<< never shares a cache line with
  * another CPU: a handler that only adds to it (s <<< v, a[k] <<< v) takes
  * its own CPU's lock and changes only its own CPU's part (map.h); one that
  * reads it (an extractor, foreach, delete, 'in') takes every CPU's lock,
  * in CPU order, and so sees every part at rest, insertions included.
- * These are arch spinlocks: handlers run with preemption disabled already,
- * and a reader holding every CPU's lock must not raise the preemption
- * count once per possible CPU (it has 8 bits).
+ * These are cpulock.h's bare words, not spinlocks: handlers run with
+ * preemption disabled already, a reader holding every CPU's lock must not
+ * raise the preemption count once per possible CPU (it has 8 bits), and a
+ * light unit takes its own CPU's inline.
  *
  * A handler takes the locks of every global it uses before it starts, in
  * one fixed order (the order of the globals in the script, then of the
@@ -590,7 +610,7 @@ enum ktap_lock_mode {
 struct ktap_lock_use {
 	union {
 		rwlock_t *rw;
-		arch_spinlock_t __percpu *cpu;
+		ktap_cpulock_t __percpu *cpu;
 	};
 	enum ktap_lock_mode mode;
 };
@@ -615,17 +635,17 @@ static bool ktap_trylock_rw(rwlock_t *l, bool write)
 }
 
 /**
- * ktap_trylock_spin() - take a spinlock, giving up after MAXTRYLOCK attempts
+ * ktap_trylock_cpulock() - take a CPU's lock, giving up after MAXTRYLOCK attempts
  * @l: the lock
  *
  * Return: true if taken.
  */
-static inline bool ktap_trylock_spin(arch_spinlock_t *l)
+static inline bool ktap_trylock_cpulock(ktap_cpulock_t *l)
 {
 	int i;
 
 	for (i = 0; i < MAXTRYLOCK; i++) {
-		if (likely(arch_spin_trylock(l)))
+		if (likely(ktap_cpulock_try(l)))
 			return true;
 		ndelay(KTAP_TRYLOCKDELAY_NS);
 	}
@@ -637,14 +657,14 @@ static inline bool ktap_trylock_spin(arch_spinlock_t *l)
  * @l: the per-CPU locks
  * @end: the first CPU not locked (nr_cpu_ids for all)
  */
-static void ktap_unlock_cpus(arch_spinlock_t __percpu *l, int end)
+static void ktap_unlock_cpus(ktap_cpulock_t __percpu *l, int end)
 {
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
 		if (cpu >= end)
 			break;
-		arch_spin_unlock(per_cpu_ptr(l, cpu));
+		ktap_cpulock_release(per_cpu_ptr(l, cpu));
 	}
 }
 
@@ -656,12 +676,12 @@ static void ktap_unlock_cpus(arch_spinlock_t __percpu *l, int end)
  *
  * Return: true if all are taken; false if one was not (none is held then).
  */
-static bool ktap_trylock_cpus(arch_spinlock_t __percpu *l)
+static bool ktap_trylock_cpus(ktap_cpulock_t __percpu *l)
 {
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		if (!ktap_trylock_spin(per_cpu_ptr(l, cpu))) {
+		if (!ktap_trylock_cpulock(per_cpu_ptr(l, cpu))) {
 			ktap_unlock_cpus(l, cpu);
 			return false;
 		}
@@ -682,7 +702,7 @@ static inline bool ktap_trylock(const struct ktap_lock_use *u)
 {
 	switch (u->mode) {
 	case KTAP_LOCK_THIS_CPU:
-		return ktap_trylock_spin(this_cpu_ptr(u->cpu));
+		return ktap_trylock_cpulock(this_cpu_ptr(u->cpu));
 	case KTAP_LOCK_ALL_CPUS:
 		return ktap_trylock_cpus(u->cpu);
 	default:
@@ -698,7 +718,7 @@ static inline void ktap_unlock(const struct ktap_lock_use *u)
 {
 	switch (u->mode) {
 	case KTAP_LOCK_THIS_CPU:
-		arch_spin_unlock(this_cpu_ptr(u->cpu));
+		ktap_cpulock_release(this_cpu_ptr(u->cpu));
 		break;
 	case KTAP_LOCK_ALL_CPUS:
 		ktap_unlock_cpus(u->cpu, nr_cpu_ids);

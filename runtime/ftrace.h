@@ -112,7 +112,7 @@ static void notrace ktap_ftrace_hit(unsigned long ip, unsigned long parent_ip,
 
 		c = ktap_enter(probe, regs);
 		if (c) {
-			probe->handler(c);
+			ktap_run_handler(probe, c);
 			ktap_leave(c);
 		}
 	}

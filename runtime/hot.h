@@ -16,9 +16,9 @@
  *     prebuilt object's (the locks themselves need the kernel's headers).
  *
  * Hence this file uses nothing but the members api-list.h lists
- * (actions, nesting, error, frame, frame_used), those functions,
- * limits.h and the compiler: no kernel header, no macro of one (ALIGN,
- * memset, __always_inline).
+ * (actions, nesting, error, frame, frame_used, cpu_offset), those
+ * functions, limits.h, cpulock.h and the compiler: no kernel header, no
+ * macro of one (ALIGN, memset, __always_inline).
  */
 #ifndef _KTAP_HOT_H
 #define _KTAP_HOT_H
@@ -129,13 +129,49 @@ static inline void ktap_frame_pop(struct ktap_context *c, size_t size)
 }
 
 /**
+ * ktap_this_cpulock() - this CPU's lock of a statistic
+ * @c: the context (of the CPU the hit runs on)
+ * @l: the statistic's per-CPU locks
+ *
+ * this_cpu_ptr() without the kernel's headers: the context knows the
+ * offset of its CPU's per-CPU area.
+ *
+ * Return: the lock.
+ */
+static inline ktap_cpulock_t *ktap_this_cpulock(const struct ktap_context *c,
+						 ktap_cpulock_t __percpu *l)
+{
+	return (ktap_cpulock_t *)((unsigned long)l + c->cpu_offset);
+}
+
+/**
+ * ktap_unlock_globals() - release the locks taken by ktap_lock_globals()
+ * @c: the context
+ * @locks: the handler's lock table
+ * @n: number of entries
+ */
+static inline __attribute__((__always_inline__))
+void ktap_unlock_globals(const struct ktap_context *c,
+			 const struct ktap_lock_use *locks, int n)
+{
+	while (n--) {
+		if (locks[n].mode == KTAP_LOCK_THIS_CPU)
+			ktap_cpulock_release(ktap_this_cpulock(c, locks[n].cpu));
+		else
+			ktap_unlock(&locks[n]);
+	}
+}
+
+/**
  * ktap_lock_globals() - take the locks of the globals a handler uses
  * @c: the context
  * @locks: the handler's lock table, in the script's global order
  * @n: number of entries
  *
  * Inline so that the full build's compiler sees a constant table (one
- * trylock per global); a light unit calls ktap_trylock() per entry.
+ * trylock per global). A statistic's lock of this CPU is tried inline in
+ * both kinds of unit (a free one is the common case); anything else, and
+ * a busy lock, goes to ktap_trylock(), a call in a light unit.
  *
  * Return: true if all are taken; false if one could not be within
  * MAXTRYLOCK tries (those taken are released, the hit is counted as
@@ -147,26 +183,18 @@ bool ktap_lock_globals(struct ktap_context *c, const struct ktap_lock_use *locks
 	int i;
 
 	for (i = 0; i < n; i++) {
+		if (locks[i].mode == KTAP_LOCK_THIS_CPU &&
+		    likely(ktap_cpulock_try(ktap_this_cpulock(c, locks[i].cpu))))
+			continue;
 		if (likely(ktap_trylock(&locks[i])))
 			continue;
-		while (i--)
-			ktap_unlock(&locks[i]);
+		ktap_unlock_globals(c, locks, i);
 		ktap_lock_timeout(c);
 		return false;
 	}
 	return true;
 }
 
-/**
- * ktap_unlock_globals() - release the locks taken by ktap_lock_globals()
- * @locks: the handler's lock table
- * @n: number of entries
- */
-static inline __attribute__((__always_inline__))
-void ktap_unlock_globals(const struct ktap_lock_use *locks, int n)
-{
-	while (n--)
-		ktap_unlock(&locks[n]);
-}
+
 
 #endif /* _KTAP_HOT_H */

@@ -115,7 +115,7 @@ static int ktap_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 	preempt_disable();
 	c = ktap_enter(slot->probe, regs);
 	if (c) {
-		slot->probe->handler(c);
+		ktap_run_handler(slot->probe, c);
 		ktap_leave(c);
 	}
 	preempt_enable();
@@ -150,7 +150,7 @@ static int ktap_kretprobe_run(struct kretprobe_instance *ri,
 			probe->entry(c);
 		} else {
 			c->retval = regs_return_value(regs);
-			probe->handler(c);
+			ktap_run_handler(probe, c);
 		}
 		ktap_leave(c);
 	}
@@ -190,7 +190,7 @@ static __maybe_unused void ktap_tracepoint_hit(void *slot,
 	c = ktap_enter(probe, NULL);
 	if (c) {
 		c->tp_args = args;
-		probe->handler(c);
+		ktap_run_handler(probe, c);
 		ktap_leave(c);
 	}
 	preempt_enable_notrace();
@@ -417,7 +417,7 @@ static void ktap_run_probes(enum ktap_probe_kind kind)
 		preempt_disable();
 		c = ktap_enter(p, NULL);
 		if (c) {
-			p->handler(c);
+			ktap_run_handler(p, c);
 			ktap_leave(c);
 		}
 		preempt_enable();

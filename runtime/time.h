@@ -42,7 +42,7 @@ static enum hrtimer_restart ktap_timer_fire(struct hrtimer *hrt)
 	preempt_disable();
 	c = ktap_enter(t->probe, get_irq_regs());
 	if (c) {
-		t->probe->handler(c);
+		ktap_run_handler(t->probe, c);
 		ktap_leave(c);
 	}
 	preempt_enable();

@@ -798,10 +798,12 @@ static bool is_map(const struct symbol *s)
  * the temporary a script function returned into: nothing else writes
  * either before the statement is done with the key (temporaries are not
  * reused within a statement). A variable could change under a later key
- * component, as in a[s, s = "x"], so it is copied. */
+ * component, as in a[s, s = "x"], so it is copied. So is a literal that
+ * might not fit MAXSTRINGLEN (at least 16, limits.h): the copy cuts it
+ * as the key stored in the array is cut. */
 static bool key_string_is_fresh(const struct expr *a)
 {
-	return a->kind == EX_STRING ||
+	return (a->kind == EX_STRING && strlen(a->str) < 16) ||
 	       (a->kind == EX_CALL && a->fn && !a->builtin);
 }
 
@@ -1912,7 +1914,7 @@ static void emit_probe(struct emitter *em, struct strbuf *out,
 	end_iterators(em, out);
 	sb_printf(out, "\tktap_frame_pop(c, sizeof(*f));\nunlock:\n");
 	if (rp->nglobals_used)
-		sb_printf(out, "\tktap_unlock_globals(probe_%d_locks, %d);\n",
+		sb_printf(out, "\tktap_unlock_globals(c, probe_%d_locks, %d);\n",
 			  rp->index, rp->nglobals_used);
 	sb_puts(out, "\treturn;\n}\n\n");
 }
@@ -1968,8 +1970,8 @@ static void emit_globals(struct emitter *em, struct strbuf *out)
 				  initval ? (long long)initval->num : 0LL);
 		}
 		if (g->type == TY_STATS)
-			sb_printf(out, "static DEFINE_PER_CPU(arch_spinlock_t, g_%s_lock) = "
-				       "__ARCH_SPIN_LOCK_UNLOCKED;\n", g->name);
+			sb_printf(out, "static DEFINE_PER_CPU(ktap_cpulock_t, g_%s_lock);\n",
+				  g->name);
 		else
 			sb_printf(out, "static DEFINE_RWLOCK(g_%s_lock);\n", g->name);
 	}
@@ -2149,6 +2151,35 @@ static void emit_tracepoint_funcs(struct emitter *em, struct strbuf *out)
 	}
 }
 
+/* ktap_run_handler() (runtime/context.h): a switch over the table's
+ * index, one case range per probe (its points are consecutive), so that
+ * the runtime calls handlers directly, not through probe->handler */
+static void emit_run_handler(struct emitter *em, struct strbuf *out)
+{
+	int i, first = 0;
+
+	sb_puts(out, "KTAP_UNIT_DEF void ktap_run_handler(const struct ktap_probe *probe,\n"
+		     "\t\t\t\t    struct ktap_context *c)\n{\n"
+		     "\tswitch (probe - ktap_probes) {\n");
+	for (i = 0; i < em->prog->nprobes; i++) {
+		const struct resolved_probe *rp = em->prog->probes[i];
+		const struct concrete_point *cp;
+		int n = 0;
+
+		for (cp = rp->points; cp; cp = cp->next)
+			n++;
+		if (!n)
+			continue;
+		if (n == 1)
+			sb_printf(out, "\tcase %d:\n", first);
+		else
+			sb_printf(out, "\tcase %d ... %d:\n", first, first + n - 1);
+		sb_printf(out, "\t\tprobe_%d(c);\n\t\tbreak;\n", rp->index);
+		first += n;
+	}
+	sb_puts(out, "\t}\n}\n\n");
+}
+
 static void emit_probe_table(struct emitter *em, struct strbuf *out)
 {
 	int i;
@@ -2188,6 +2219,7 @@ static void emit_probe_table(struct emitter *em, struct strbuf *out)
 		}
 	}
 	sb_puts(out, "};\n#define KTAP_NR_PROBES ARRAY_SIZE(ktap_probes)\n\n");
+	emit_run_handler(em, out);
 }
 
 static void emit_defines(struct emitter *em, struct strbuf *out)
