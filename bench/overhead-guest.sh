@@ -31,6 +31,8 @@
 #                                   and per openat(2) (TOOL none: no probe)
 #   B TOOL ROUND READV READ         alt: readalt's minimum ns per readv(2)
 #                                   and per read(2) (case 1's probe)
+#   C TOOL ROUND READV READ         alt: the same with /dev/zero opened and
+#                                   closed around every call (readalt open)
 #   E TEXT                          a problem
 # DROPPED: ktap's "ktap: N records dropped"; TFAIL: stap's "There were N
 # transport failures".
@@ -195,7 +197,8 @@ alt)
 	# which syscall.openat does not see, and openat(2), which it does (the
 	# dispatch of every system call and the reader weigh on both and drop
 	# out); readalt alternates readv(2), which does not pass vfs_read,
-	# and read(2), which does
+	# and read(2), which does; "readalt open" does case 1's open+read+close
+	# loop that way
 	rounds=$2 r=1
 	while [ $r -le "$rounds" ]; do
 		for tool in none ktap stap; do
@@ -203,6 +206,8 @@ alt)
 			sed -n "s/^openalt: open \([0-9]*\) ns .*, openat \([0-9]*\) ns .*/A $tool $r \1 \2/p" "$T/log"
 			run "$tool" "${tool}_cnt" - "taskset -c 1 $T/readalt 200 50"
 			sed -n "s/^readalt: readv \([0-9]*\) ns .*, read \([0-9]*\) ns .*/B $tool $r \1 \2/p" "$T/log"
+			run "$tool" "${tool}_cnt" - "taskset -c 1 $T/readalt 1000 20 open"
+			sed -n "s/^readalt-open: readv \([0-9]*\) ns .*, read \([0-9]*\) ns .*/C $tool $r \1 \2/p" "$T/log"
 		done
 		r=$((r + 1))
 	done
