@@ -95,11 +95,16 @@ KTAP_API_CTX(char *, scratch)
 KTAP_API_CTX(const unsigned long *, tp_args)
 KTAP_API_CTX(const char *, target_loc)
 KTAP_API_CTX(unsigned long, cpu_offset)
+KTAP_API_CTX(struct task_struct *, task)
 #endif
 
 #ifdef KTAP_API_SIZE
 KTAP_API_SIZE(context, sizeof(struct ktap_context))
 KTAP_API_SIZE(rwlock, sizeof(rwlock_t))
 KTAP_API_SIZE(max_keys, KTAP_MAX_KEYS)
+KTAP_API_SIZE(task_comm, offsetof(struct task_struct, comm))
+KTAP_API_SIZE(task_comm_len, TASK_COMM_LEN)
+KTAP_API_SIZE(task_tgid, offsetof(struct task_struct, tgid))
+KTAP_API_SIZE(task_pid, offsetof(struct task_struct, pid))
 KTAP_API_SIZE(hist_max_buckets, KTAP_HIST_MAX_BUCKETS)
 #endif

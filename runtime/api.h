@@ -70,9 +70,14 @@ typedef struct {
 	__attribute__((__section__(".data..percpu"))) __typeof__(type) name
 
 #define KTAP_MAX_KEYS KTAP_API_SIZE_max_keys
+#define KTAP_TASK_OFF_COMM KTAP_API_SIZE_task_comm
+#define KTAP_TASK_COMM_LEN KTAP_API_SIZE_task_comm_len
+#define KTAP_TASK_OFF_TGID KTAP_API_SIZE_task_tgid
+#define KTAP_TASK_OFF_PID KTAP_API_SIZE_task_pid
 #define KTAP_HIST_MAX_BUCKETS KTAP_API_SIZE_hist_max_buckets
 
 struct pt_regs;
+struct task_struct;
 struct ktap_probe;
 struct ktap_map;
 struct ktap_map_iter;

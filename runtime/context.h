@@ -133,6 +133,8 @@ static void ktap_run_handler(const struct ktap_probe *probe,
  *	read, for fault messages (target.h)
  * @cpu_offset: what this_cpu_ptr() adds to a per-CPU address on this
  *	context's CPU: hot.h finds the CPU's lock of a statistic with it
+ * @task: current, for hot.h's ktap_task_*() (tapset functions that a
+ *	light unit compiles itself)
  * @errbuf: storage of @error
  */
 struct ktap_context {
@@ -154,6 +156,7 @@ struct ktap_context {
 	const unsigned long *tp_args;
 	const char *target_loc;
 	unsigned long cpu_offset;
+	struct task_struct *task;
 	char errbuf[KTAP_ERRLEN];
 };
 
@@ -352,6 +355,7 @@ ktap_enter(const struct ktap_probe *probe, struct pt_regs *regs)
 	c->re_ngroups = 0;
 	c->tp_args = NULL;
 	c->target_loc = NULL;
+	c->task = current;
 	return c;
 }
 
@@ -741,6 +745,12 @@ static noinline void ktap_lock_timeout(struct ktap_context *c)
 		WRITE_ONCE(ktap_lock_timeout_pp, c->pp);
 	ktap_count_skipped();
 }
+
+/* where hot.h's ktap_task_*() find the current task's name and ids */
+#define KTAP_TASK_OFF_COMM offsetof(struct task_struct, comm)
+#define KTAP_TASK_COMM_LEN TASK_COMM_LEN
+#define KTAP_TASK_OFF_TGID offsetof(struct task_struct, tgid)
+#define KTAP_TASK_OFF_PID offsetof(struct task_struct, pid)
 
 /*
  * ktap_action(), KTAP_ACTION(), ktap_nest_enter()/_leave(), the frame

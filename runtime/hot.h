@@ -16,7 +16,8 @@
  *     prebuilt object's (the locks themselves need the kernel's headers).
  *
  * Hence this file uses nothing but the members api-list.h lists
- * (actions, nesting, error, frame, frame_used, cpu_offset), those
+ * (actions, nesting, error, frame, frame_used, cpu_offset, task), the
+ * KTAP_TASK_* offsets (context.h, or measured for a light unit), those
  * functions, limits.h, cpulock.h and the compiler: no kernel header, no
  * macro of one (ALIGN, memset, __always_inline).
  */
@@ -126,6 +127,46 @@ static inline void *ktap_frame_push(struct ktap_context *c, size_t size)
 static inline void ktap_frame_pop(struct ktap_context *c, size_t size)
 {
 	c->frame_used -= ktap_frame_round(size);
+}
+
+/*
+ * The current task's name and ids, for the tapset functions a light unit
+ * compiles itself (execname(), pid() and tid() are marked "light" in
+ * context.stp): read through the context's task pointer at the tree's
+ * offsets.
+ */
+
+/**
+ * ktap_task_comm() - the current task's name (KTAP_TASK_COMM_LEN bytes)
+ * @c: the context
+ *
+ * Return: the kernel's comm array, NUL-padded.
+ */
+static inline const char *ktap_task_comm(const struct ktap_context *c)
+{
+	return (const char *)c->task + KTAP_TASK_OFF_COMM;
+}
+
+/**
+ * ktap_task_tgid() - the current process id
+ * @c: the context
+ *
+ * Return: the task's tgid.
+ */
+static inline int ktap_task_tgid(const struct ktap_context *c)
+{
+	return *(const int *)((const char *)c->task + KTAP_TASK_OFF_TGID);
+}
+
+/**
+ * ktap_task_pid() - the current thread id
+ * @c: the context
+ *
+ * Return: the task's pid.
+ */
+static inline int ktap_task_pid(const struct ktap_context *c)
+{
+	return *(const int *)((const char *)c->task + KTAP_TASK_OFF_PID);
 }
 
 /**

@@ -257,6 +257,7 @@ struct function {
 	struct stmt *body;		/* script body, or NULL */
 	const char *embedded;		/* %{ ... %} body, or NULL */
 	bool pure, stable, unprivileged; /* embedded-C annotations */
+	bool light;			/* and its body compiles in a light unit */
 	bool is_private;
 	int64_t priority;		/* f():N for overloads, 0 if not given */
 	struct symbol **locals;		/* resolve: every local */

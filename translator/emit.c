@@ -1738,7 +1738,7 @@ static bool light_ok(const struct program *prog, const struct options *opt)
  * the prebuilt object's symbol */
 static void emit_prototype(struct emitter *em, struct strbuf *out, const struct function *fn)
 {
-	if (!em->light || !fn->embedded) {
+	if (!em->light || !fn->embedded || fn->light) {
 		sb_printf(out, "%s;\n", function_signature(fn));
 		return;
 	}
@@ -2324,7 +2324,9 @@ static void emit_runtime_include(struct emitter *em, struct strbuf *out)
 }
 
 /* the functions, then the handlers; in a light unit, a prebuilt
- * function's body is only for the full build */
+ * function's body is only for the full build, unless it is marked
+ * light: its C uses only what api.h gives (a call per hit into the
+ * prebuilt object costs more than execname()'s whole body) */
 static void emit_code(struct emitter *em, struct strbuf *code)
 {
 	int i;
@@ -2332,7 +2334,7 @@ static void emit_code(struct emitter *em, struct strbuf *code)
 	sb_puts(code, "");
 	for (i = 0; i < em->prog->nfunctions; i++) {
 		const struct function *fn = em->prog->functions[i];
-		bool prebuilt = em->light && fn->embedded;
+		bool prebuilt = em->light && fn->embedded && !fn->light;
 
 		if (prebuilt)
 			sb_puts(code, "#ifndef KTAP_LIGHT\n");

@@ -1471,6 +1471,7 @@ static void embedded_annotations(struct function *f)
 	f->pure = strstr(f->embedded, "/* pure */") != NULL;
 	f->stable = strstr(f->embedded, "/* stable */") != NULL;
 	f->unprivileged = strstr(f->embedded, "/* unprivileged */") != NULL;
+	f->light = strstr(f->embedded, "/* light */") != NULL;
 }
 
 /* function = 'function' name [':' type] params [':' number] (block | embedded) */
