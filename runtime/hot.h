@@ -3,8 +3,9 @@
  * ktap runtime: the tiny helpers generated code calls on every hit.
  *
  * Statement counting (MAXACTION), the script function nesting count
- * (MAXNESTING), the frame arena and the loop over a handler's lock table
- * cost a few instructions each; called out of line they cost more than
+ * (MAXNESTING), the frame arena, the loop over a handler's lock table
+ * (this CPU's lock of a statistic taken inline) and the current task's
+ * name and ids cost a few instructions each; called out of line they cost more than
  * their work, several times a hit. So they are inline in both kinds of
  * unit:
  *
@@ -13,7 +14,8 @@
  *   - a light unit (api.h): struct ktap_context has only api-list.h's
  *     members, at the offsets measured for the tree, and ktap_error(),
  *     ktap_trylock(), ktap_unlock() and ktap_lock_timeout() are the
- *     prebuilt object's (the locks themselves need the kernel's headers).
+ *     prebuilt object's (rwlocks need the kernel's headers; the
+ *     statistics' locks are cpulock.h's).
  *
  * Hence this file uses nothing but the members api-list.h lists
  * (actions, nesting, error, frame, frame_used, cpu_offset, task), the
@@ -235,7 +237,5 @@ bool ktap_lock_globals(struct ktap_context *c, const struct ktap_lock_use *locks
 	}
 	return true;
 }
-
-
 
 #endif /* _KTAP_HOT_H */
