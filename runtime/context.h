@@ -514,6 +514,26 @@ static __always_inline void ktap_leave(struct ktap_context *c)
 }
 
 /**
+ * ktap_run_probe() - one hit of a probe: enter, run its handler, leave
+ * @probe: the probe that fired
+ * @regs: its registers, or NULL
+ *
+ * Preemption must be disabled. For hits that set nothing in the context
+ * but the registers; kretprobes and tracepoints set more and call
+ * ktap_enter() themselves.
+ */
+static __always_inline void ktap_run_probe(const struct ktap_probe *probe,
+					   struct pt_regs *regs)
+{
+	struct ktap_context *c = ktap_enter(probe, regs);
+
+	if (c) {
+		ktap_run_handler(probe, c);
+		ktap_leave(c);
+	}
+}
+
+/**
  * ktap_error() - record an error; the first one of a hit wins
  * @c: the context
  * @msg: what went wrong, e.g. "division by zero"

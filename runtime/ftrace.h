@@ -88,7 +88,6 @@ static void notrace ktap_ftrace_hit(unsigned long ip, unsigned long parent_ip,
 {
 	struct pt_regs *regs = ftrace_get_regs(fregs);
 	unsigned long resume_ip;
-	struct ktap_context *c;
 	int bit, i;
 
 	/* disables preemption: handlers run with it disabled */
@@ -107,15 +106,8 @@ static void notrace ktap_ftrace_hit(unsigned long ip, unsigned long parent_ip,
 	}
 	resume_ip = instruction_pointer(regs);
 	instruction_pointer_set(regs, ip + sizeof(kprobe_opcode_t));
-	for (; i < ktap_ftrace_nsites && ktap_ftrace_sites[i].ip == ip; i++) {
-		const struct ktap_probe *probe = ktap_ftrace_sites[i].probe;
-
-		c = ktap_enter(probe, regs);
-		if (c) {
-			ktap_run_handler(probe, c);
-			ktap_leave(c);
-		}
-	}
+	for (; i < ktap_ftrace_nsites && ktap_ftrace_sites[i].ip == ip; i++)
+		ktap_run_probe(ktap_ftrace_sites[i].probe, regs);
 	instruction_pointer_set(regs, resume_ip);
 out:
 	ftrace_test_recursion_unlock(bit);

@@ -110,14 +110,9 @@ static inline void ktap_slots_free(void)
 static int ktap_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct ktap_slot *slot = container_of(kp, struct ktap_slot, kp);
-	struct ktap_context *c;
 
 	preempt_disable();
-	c = ktap_enter(slot->probe, regs);
-	if (c) {
-		ktap_run_handler(slot->probe, c);
-		ktap_leave(c);
-	}
+	ktap_run_probe(slot->probe, regs);
 	preempt_enable();
 	return 0;
 }
@@ -410,16 +405,11 @@ static void ktap_run_probes(enum ktap_probe_kind kind)
 
 	for (i = 0; i < KTAP_NR_PROBES; i++) {
 		const struct ktap_probe *p = &ktap_probes[i];
-		struct ktap_context *c;
 
 		if (p->kind != kind)
 			continue;
 		preempt_disable();
-		c = ktap_enter(p, NULL);
-		if (c) {
-			ktap_run_handler(p, c);
-			ktap_leave(c);
-		}
+		ktap_run_probe(p, NULL);
 		preempt_enable();
 		cond_resched();
 	}

@@ -33,18 +33,13 @@ struct ktap_timer {
 static enum hrtimer_restart ktap_timer_fire(struct hrtimer *hrt)
 {
 	struct ktap_timer *t = container_of(hrt, struct ktap_timer, hrt);
-	struct ktap_context *c;
 
 	if (READ_ONCE(ktap_state) != KTAP_STATE_RUNNING ||
 	    atomic_read(&ktap_exit_requested))
 		return HRTIMER_NORESTART;
 
 	preempt_disable();
-	c = ktap_enter(t->probe, get_irq_regs());
-	if (c) {
-		ktap_run_handler(t->probe, c);
-		ktap_leave(c);
-	}
+	ktap_run_probe(t->probe, get_irq_regs());
 	preempt_enable();
 
 	hrtimer_forward_now(hrt, ns_to_ktime(t->probe->period_ns));
