@@ -96,6 +96,8 @@ KTAP_API_CTX(const unsigned long *, tp_args)
 KTAP_API_CTX(const char *, target_loc)
 KTAP_API_CTX(unsigned long, cpu_offset)
 KTAP_API_CTX(struct task_struct *, task)
+KTAP_API_CTX(char *, print_buf)
+KTAP_API_CTX(size_t, print_len)
 #endif
 
 #ifdef KTAP_API_SIZE
@@ -107,4 +109,6 @@ KTAP_API_SIZE(task_comm_len, TASK_COMM_LEN)
 KTAP_API_SIZE(task_tgid, offsetof(struct task_struct, tgid))
 KTAP_API_SIZE(task_pid, offsetof(struct task_struct, pid))
 KTAP_API_SIZE(hist_max_buckets, KTAP_HIST_MAX_BUCKETS)
+KTAP_API_SIZE(print_hdr, sizeof(struct ktap_rec_hdr))
+KTAP_API_SIZE(page_size, PAGE_SIZE)
 #endif

@@ -75,6 +75,8 @@ typedef struct {
 #define KTAP_TASK_OFF_TGID KTAP_API_SIZE_task_tgid
 #define KTAP_TASK_OFF_PID KTAP_API_SIZE_task_pid
 #define KTAP_HIST_MAX_BUCKETS KTAP_API_SIZE_hist_max_buckets
+#define KTAP_PRINT_HDR_SIZE KTAP_API_SIZE_print_hdr
+#define KTAP_PAGE_SIZE KTAP_API_SIZE_page_size
 
 struct pt_regs;
 struct task_struct;

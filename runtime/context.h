@@ -772,6 +772,12 @@ static noinline void ktap_lock_timeout(struct ktap_context *c)
 #define KTAP_TASK_OFF_TGID offsetof(struct task_struct, tgid)
 #define KTAP_TASK_OFF_PID offsetof(struct task_struct, pid)
 
+/* where hot.h's ktap_put_*() find the output, and print.h's slow paths */
+#define KTAP_PRINT_HDR_SIZE sizeof(struct ktap_rec_hdr)
+#define KTAP_PAGE_SIZE PAGE_SIZE
+static inline void ktap_print_str(struct ktap_context *c, const char *s);
+static inline void ktap_print_long(struct ktap_context *c, int64_t v);
+
 /*
  * ktap_action(), KTAP_ACTION(), ktap_nest_enter()/_leave(), the frame
  * arena and ktap_lock_globals()/ktap_unlock_globals(): inline in a light

@@ -4,10 +4,10 @@
  *
  * Statement counting (MAXACTION), the script function nesting count
  * (MAXNESTING), the frame arena, the loop over a handler's lock table
- * (this CPU's lock of a statistic taken inline) and the current task's
- * name and ids cost a few instructions each; called out of line they cost more than
- * their work, several times a hit. So they are inline in both kinds of
- * unit:
+ * (this CPU's lock of a statistic taken inline), the current task's name
+ * and ids, and printing literal text, strings and integers cost a few
+ * instructions each; called out of line they cost more than their work,
+ * several times a hit. So they are inline in both kinds of unit:
  *
  *   - the full build: context.h includes this after struct ktap_context,
  *     ktap_error() and the lock primitives;
@@ -18,10 +18,12 @@
  *     statistics' locks are cpulock.h's).
  *
  * Hence this file uses nothing but the members api-list.h lists
- * (actions, nesting, error, frame, frame_used, cpu_offset, task), the
- * KTAP_TASK_* offsets (context.h, or measured for a light unit), those
- * functions, limits.h, cpulock.h and the compiler: no kernel header, no
- * macro of one (ALIGN, memset, __always_inline).
+ * (actions, nesting, error, frame, frame_used, cpu_offset, task,
+ * print_buf, print_len), the KTAP_TASK_*, KTAP_PRINT_HDR_SIZE and
+ * KTAP_PAGE_SIZE constants (context.h, or measured for a light unit),
+ * those functions, ktap_print_str() and ktap_print_long() (print.h's),
+ * limits.h, cpulock.h and the compiler: no kernel header, no macro of one
+ * (ALIGN, memset, __always_inline).
  */
 #ifndef _KTAP_HOT_H
 #define _KTAP_HOT_H
@@ -236,6 +238,120 @@ bool ktap_lock_globals(struct ktap_context *c, const struct ktap_lock_use *locks
 		return false;
 	}
 	return true;
+}
+
+/*
+ * Printing without the format walk. emit.c splits a printf whose
+ * conversions are all bare %s and %d at translation time: its literal
+ * runs, strings and integers go straight into this CPU's print buffer
+ * here. Formatting the line with ktap_printf() was, with the relay
+ * write, most of the cost of a hit that prints one. When the buffer is
+ * full, the print.h function that flushes it takes over.
+ */
+
+/* bytes of output one record can carry (one byte is kept for a NUL) */
+#define KTAP_PRINT_CAP (KTAP_PRINT_BUFSIZE - KTAP_PRINT_HDR_SIZE - 1)
+
+/**
+ * ktap_put_at() - where the next byte of output goes
+ * @c: the context
+ *
+ * Return: the first free byte of this CPU's print buffer.
+ */
+static inline char *ktap_put_at(const struct ktap_context *c)
+{
+	return c->print_buf + KTAP_PRINT_HDR_SIZE + c->print_len;
+}
+
+/**
+ * ktap_put_lit() - print a literal run of a format
+ * @c: the context
+ * @s: the run, NUL-terminated
+ * @n: its length, a constant: the copy is a few moves
+ */
+static inline __attribute__((__always_inline__))
+void ktap_put_lit(struct ktap_context *c, const char *s, size_t n)
+{
+	if (unlikely(n > KTAP_PRINT_CAP - c->print_len)) {
+		ktap_print_str(c, s);
+		return;
+	}
+	__builtin_memcpy(ktap_put_at(c), s, n);
+	c->print_len += n;
+}
+
+/**
+ * ktap_word_has_zero() - does a word hold a zero byte?
+ * @w: the word
+ *
+ * Return: nonzero if one of the bytes of @w is 0.
+ */
+static inline unsigned long ktap_word_has_zero(unsigned long w)
+{
+	const unsigned long ones = (unsigned long)-1 / 0xff;
+
+	return (w - ones) & ~w & (ones << 7);
+}
+
+/**
+ * ktap_put_str() - print a string (%s)
+ * @c: the context
+ * @s: the string
+ *
+ * Copies a word at a time while the word holds no NUL and does not reach
+ * into the next page, then byte by byte.
+ */
+static inline __attribute__((__always_inline__))
+void ktap_put_str(struct ktap_context *c, const char *s)
+{
+	char *start = c->print_buf + KTAP_PRINT_HDR_SIZE;
+	char *d = start + c->print_len, *end = start + KTAP_PRINT_CAP;
+	unsigned long w;
+
+	while (end - d >= (long)sizeof(w) &&
+	       ((unsigned long)s & (KTAP_PAGE_SIZE - 1)) <= KTAP_PAGE_SIZE - sizeof(w)) {
+		__builtin_memcpy(&w, s, sizeof(w));
+		if (ktap_word_has_zero(w))
+			break;
+		__builtin_memcpy(d, &w, sizeof(w));
+		d += sizeof(w);
+		s += sizeof(w);
+	}
+	while (d < end && *s)
+		*d++ = *s++;
+	c->print_len = d - start;
+	if (unlikely(*s))	/* the buffer is full */
+		ktap_print_str(c, s);
+}
+
+/**
+ * ktap_put_dec() - print an integer in decimal (%d)
+ * @c: the context
+ * @v: the value
+ */
+static inline __attribute__((__always_inline__))
+void ktap_put_dec(struct ktap_context *c, int64_t v)
+{
+	char text[24];
+	char *p = text + sizeof(text), *d;
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	size_t n;
+
+	do {
+		*--p = '0' + u % 10;
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--p = '-';
+	n = text + sizeof(text) - p;
+	if (unlikely(n > KTAP_PRINT_CAP - c->print_len)) {
+		ktap_print_long(c, v);
+		return;
+	}
+	d = ktap_put_at(c);
+	c->print_len += n;
+	while (n--)
+		*d++ = *p++;
 }
 
 #endif /* _KTAP_HOT_H */

@@ -69,8 +69,7 @@ static inline char *ktap_print_data(struct ktap_context *c)
 	return c->print_buf + sizeof(struct ktap_rec_hdr);
 }
 
-/* Bytes of output one record can carry (one byte is kept for a NUL). */
-#define KTAP_PRINT_CAP (KTAP_PRINT_BUFSIZE - sizeof(struct ktap_rec_hdr) - 1)
+/* KTAP_PRINT_CAP, the bytes of output one record can carry: hot.h */
 
 /**
  * ktap_print_flush() - write this CPU's pending output as one record

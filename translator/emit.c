@@ -596,6 +596,91 @@ static bool is_memory_conversion(const struct format_spec *spec)
 	return conv == 'm' || conv == 'M';
 }
 
+/*
+ * A printf whose conversions are all bare %s and %d (%i, and any length
+ * modifier: print() uses %lld) is printed piece by piece with hot.h's
+ * inline ktap_put_*(), without ktap_printf()'s walk over the format on
+ * every hit. Anything else, and any argument whose type differs from its
+ * conversion's, is left to ktap_printf().
+ */
+
+/* the conversion at p (just after its '%'): 's', 'd', or 0 if not bare;
+ * *end is set past it */
+static char plain_conversion(const char *p, const char **end)
+{
+	while (*p && strchr("lhzLjt", *p))
+		p++;
+	*end = *p ? p + 1 : p;
+	if (*p == 's')
+		return 's';
+	return *p == 'd' || *p == 'i' ? 'd' : 0;
+}
+
+/* can fmt be printed piece by piece with these arguments? */
+static bool format_is_plain(const struct expr *e, const char *fmt, int first)
+{
+	int arg = first;
+	const char *p;
+
+	for (p = fmt; (p = strchr(p, '%')); ) {
+		char conv;
+
+		if (p[1] == '%') {
+			p += 2;
+			continue;
+		}
+		conv = plain_conversion(p + 1, &p);
+		if (!conv || arg >= e->nargs ||
+		    (e->args[arg]->type == TY_STRING) != (conv == 's'))
+			return false;
+		arg++;
+	}
+	return arg == e->nargs;
+}
+
+/* ktap_put_lit() of a literal run, if it is not empty */
+static void emit_put_literal(struct emitter *em, struct strbuf *run)
+{
+	if (!run->buf || !run->buf[0])
+		return;
+	line(em, "ktap_put_lit(c, %s, %zu);", c_string(run->buf), strlen(run->buf));
+	run->buf[0] = '\0';
+	run->len = 0;
+}
+
+/* print a format format_is_plain() accepted, piece by piece; a string
+ * literal argument joins the literal run around it */
+static void emit_print_pieces(struct emitter *em, const struct expr *e, const char *fmt,
+			      char **vals, int first)
+{
+	struct strbuf run = { 0 };
+	const char *p = fmt;
+	int arg = first;
+
+	while (*p) {
+		if (*p != '%') {
+			sb_putc(&run, *p++);
+		} else if (p[1] == '%') {
+			sb_putc(&run, '%');
+			p += 2;
+		} else {
+			char conv = plain_conversion(p + 1, &p);
+
+			if (e->args[arg]->kind == EX_STRING) {
+				sb_puts(&run, e->args[arg++]->str);
+				continue;
+			}
+			emit_put_literal(em, &run);
+			if (conv == 's')
+				line(em, "ktap_put_str(c, %s);", vals[arg++]);
+			else
+				line(em, "ktap_put_dec(c, (int64_t)%s);", vals[arg++]);
+		}
+	}
+	emit_put_literal(em, &run);
+	free(run.buf);
+}
+
 static char *emit_formatted(struct emitter *em, const struct expr *e,
 			    const char *fmt, int first, bool to_string)
 {
@@ -606,6 +691,10 @@ static char *emit_formatted(struct emitter *em, const struct expr *e,
 	char *t = NULL;
 	int i;
 
+	if (!to_string && format_is_plain(e, fmt, first)) {
+		emit_print_pieces(em, e, fmt, vals, first);
+		return xstrdup("0");
+	}
 	if (to_string && strict_strings(&e->loc)) {
 		t = new_temp(em, TY_STRING);
 		sb_printf(&call, "ktap_sprintf_at(c, %s, %s, %s",
