@@ -76,6 +76,12 @@ typedef struct {
 #define KTAP_TASK_OFF_PID KTAP_API_SIZE_task_pid
 #define KTAP_HIST_MAX_BUCKETS KTAP_API_SIZE_hist_max_buckets
 #define KTAP_PRINT_HDR_SIZE KTAP_API_SIZE_print_hdr
+#define KTAP_REGS_OFF_DI KTAP_API_SIZE_regs_di
+#define KTAP_REGS_OFF_SI KTAP_API_SIZE_regs_si
+#define KTAP_REGS_OFF_DX KTAP_API_SIZE_regs_dx
+#define KTAP_REGS_OFF_R10 KTAP_API_SIZE_regs_r10
+#define KTAP_REGS_OFF_R8 KTAP_API_SIZE_regs_r8
+#define KTAP_REGS_OFF_R9 KTAP_API_SIZE_regs_r9
 #define KTAP_PAGE_SIZE KTAP_API_SIZE_page_size
 
 struct pt_regs;

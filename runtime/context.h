@@ -772,6 +772,14 @@ static noinline void ktap_lock_timeout(struct ktap_context *c)
 #define KTAP_TASK_OFF_TGID offsetof(struct task_struct, tgid)
 #define KTAP_TASK_OFF_PID offsetof(struct task_struct, pid)
 
+/* where hot.h's ktap_syscall_arg() finds a system call's arguments */
+#define KTAP_REGS_OFF_DI offsetof(struct pt_regs, di)
+#define KTAP_REGS_OFF_SI offsetof(struct pt_regs, si)
+#define KTAP_REGS_OFF_DX offsetof(struct pt_regs, dx)
+#define KTAP_REGS_OFF_R10 offsetof(struct pt_regs, r10)
+#define KTAP_REGS_OFF_R8 offsetof(struct pt_regs, r8)
+#define KTAP_REGS_OFF_R9 offsetof(struct pt_regs, r9)
+
 /* where hot.h's ktap_put_*() find the output, and print.h's slow paths */
 #define KTAP_PRINT_HDR_SIZE sizeof(struct ktap_rec_hdr)
 #define KTAP_PAGE_SIZE PAGE_SIZE

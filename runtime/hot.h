@@ -5,7 +5,7 @@
  * Statement counting (MAXACTION), the script function nesting count
  * (MAXNESTING), the frame arena, the loop over a handler's lock table
  * (this CPU's lock of a statistic taken inline), the current task's name
- * and ids, and printing literal text, strings and integers cost a few
+ * and ids, a system call's arguments, and printing literal text, strings and integers cost a few
  * instructions each; called out of line they cost more than their work,
  * several times a hit. So they are inline in both kinds of unit:
  *
@@ -19,8 +19,8 @@
  *
  * Hence this file uses nothing but the members api-list.h lists
  * (actions, nesting, error, frame, frame_used, cpu_offset, task,
- * print_buf, print_len), the KTAP_TASK_*, KTAP_PRINT_HDR_SIZE and
- * KTAP_PAGE_SIZE constants (context.h, or measured for a light unit),
+ * print_buf, print_len, tp_args), the KTAP_TASK_*, KTAP_REGS_OFF_*,
+ * KTAP_PRINT_HDR_SIZE and KTAP_PAGE_SIZE constants (context.h, or measured for a light unit),
  * those functions, ktap_print_str() and ktap_print_long() (print.h's),
  * limits.h, cpulock.h and the compiler: no kernel header, no macro of one
  * (ALIGN, memset, __always_inline).
@@ -171,6 +171,28 @@ static inline int ktap_task_tgid(const struct ktap_context *c)
 static inline int ktap_task_pid(const struct ktap_context *c)
 {
 	return *(const int *)((const char *)c->task + KTAP_TASK_OFF_PID);
+}
+
+/**
+ * ktap_syscall_arg() - an argument of the system call being entered or left
+ * @c: the context of a sys_enter or sys_exit hit (tp_args[0]: the saved
+ *	user registers)
+ * @n: 1 to 6 (anything above 6 reads the sixth)
+ *
+ * Return: the register that carries argument @n (x86_64's calling
+ * convention for system calls: di, si, dx, r10, r8, r9).
+ */
+static inline unsigned long ktap_syscall_arg(const struct ktap_context *c,
+					     int64_t n)
+{
+	static const unsigned short off[] = {
+		KTAP_REGS_OFF_DI, KTAP_REGS_OFF_SI, KTAP_REGS_OFF_DX,
+		KTAP_REGS_OFF_R10, KTAP_REGS_OFF_R8, KTAP_REGS_OFF_R9,
+	};
+	const char *uregs = (const char *)c->tp_args[0];
+
+	n = n < 1 ? 1 : n > 6 ? 6 : n;
+	return *(const unsigned long *)(uregs + off[n - 1]);
 }
 
 /**

@@ -168,15 +168,15 @@ static int ktap_kretprobe_entry(struct kretprobe_instance *ri,
 }
 
 /**
- * ktap_tracepoint_hit() - run a tracepoint probe
+ * ktap_tracepoint_run() - run a tracepoint probe
  * @slot: the probe's slot (the data registered with the tracepoint)
  * @args: the tracepoint's arguments, each widened to unsigned long
  *
- * Called by the generated function registered on the tracepoint, with
- * preemption already disabled by the tracepoint machinery.
+ * Inline in both callers below: on a flood of system calls every call
+ * level of a hit counts.
  */
-static __maybe_unused void ktap_tracepoint_hit(void *slot,
-					       const unsigned long *args)
+static __always_inline void ktap_tracepoint_run(void *slot,
+						const unsigned long *args)
 {
 	const struct ktap_probe *probe = ((struct ktap_slot *)slot)->probe;
 	struct ktap_context *c;
@@ -192,6 +192,20 @@ static __maybe_unused void ktap_tracepoint_hit(void *slot,
 }
 
 /**
+ * ktap_tracepoint_hit() - run a tracepoint probe
+ * @slot: the probe's slot (the data registered with the tracepoint)
+ * @args: the tracepoint's arguments, each widened to unsigned long
+ *
+ * Called by the generated function registered on the tracepoint, with
+ * preemption already disabled by the tracepoint machinery.
+ */
+static __maybe_unused void ktap_tracepoint_hit(void *slot,
+					       const unsigned long *args)
+{
+	ktap_tracepoint_run(slot, args);
+}
+
+/**
  * ktap_tracepoint_hit_index() - run probe @i of ktap_probes[]
  * @i: its index
  * @args: the tracepoint's arguments
@@ -203,7 +217,7 @@ static __maybe_unused void ktap_tracepoint_hit_index(int i,
 						     const unsigned long *args)
 {
 	if (READ_ONCE(ktap_slots[i].armed))
-		ktap_tracepoint_hit(&ktap_slots[i], args);
+		ktap_tracepoint_run(&ktap_slots[i], args);
 }
 
 struct ktap_tp_search {
