@@ -41,7 +41,6 @@ void ktap_api_layout(void)
 		      sizeof(((struct api *)0)->member) == sizeof(((struct rt *)0)->member))
 KTAP_API_SAME(ktap_probe_api, ktap_probe, kind);
 KTAP_API_SAME(ktap_probe_api, ktap_probe, pp);
-KTAP_API_SAME(ktap_probe_api, ktap_probe, handler);
 KTAP_API_SAME(ktap_probe_api, ktap_probe, symbol);
 KTAP_API_SAME(ktap_probe_api, ktap_probe, offset);
 KTAP_API_SAME(ktap_probe_api, ktap_probe, period_ns);

@@ -116,7 +116,6 @@ enum ktap_probe_kind_api {
 struct ktap_probe_api {
 	enum ktap_probe_kind_api kind;
 	const char *pp;
-	void (*handler)(struct ktap_context *c);
 	const char *symbol;
 	unsigned int offset;
 	u64 period_ns;

@@ -66,7 +66,6 @@ struct ktap_context;
  * struct ktap_probe - one entry of the generated ktap_probes[] table
  * @kind: enum ktap_probe_kind
  * @pp: the probe point as the script spells it (pp(), error messages)
- * @handler: generated handler
  * @symbol: kprobe/kretprobe: the function
  * @offset: kprobe: byte offset into @symbol (usually 0)
  * @period_ns: timer: period
@@ -82,7 +81,6 @@ struct ktap_context;
 struct ktap_probe {
 	enum ktap_probe_kind kind;
 	const char *pp;
-	void (*handler)(struct ktap_context *c);
 	const char *symbol;
 	unsigned int offset;
 	u64 period_ns;
@@ -98,8 +96,9 @@ struct ktap_probe {
 /*
  * ktap_run_handler() - run a probe's handler: the generated code's switch
  * over its probe table, with direct calls (handlers called once are
- * inlined into it). Calling probe->handler would go through a retpoline,
- * and every indirect jump or return is a lookup in a TCG guest.
+ * inlined into it: the table holds no pointer to them). A pointer to call
+ * would go through a retpoline, and every indirect jump or return is a
+ * lookup in a TCG guest.
  */
 #ifdef KTAP_PREBUILT
 void ktap_run_handler(const struct ktap_probe *probe, struct ktap_context *c);

@@ -2280,8 +2280,8 @@ static void emit_probe_table(struct emitter *em, struct strbuf *out)
 		const struct concrete_point *cp;
 
 		for (cp = rp->points; cp; cp = cp->next) {
-			sb_printf(out, "\t{ .kind = %s, .pp = %s, .handler = probe_%d",
-				  kind_name(cp->kind), c_string(cp->pp), rp->index);
+			sb_printf(out, "\t{ .kind = %s, .pp = %s",
+				  kind_name(cp->kind), c_string(cp->pp));
 			if (cp->symbol)
 				sb_printf(out, ", .symbol = %s", c_string(cp->symbol));
 			if (cp->offset)
