@@ -198,10 +198,10 @@ alt)
 	# dispatch of every system call and the reader weigh on both and drop
 	# out); readalt alternates readv(2), which does not pass vfs_read,
 	# and read(2), which does; "readalt open" does case 1's open+read+close
-	# loop that way
+	# loop that way. The tools' order is rotated per round, as above.
 	rounds=$2 r=1
 	while [ $r -le "$rounds" ]; do
-		for tool in none ktap stap; do
+		for tool in $(rotate "$r" none ktap stap); do
 			run "$tool" "${tool}_flood" o "taskset -c 1 $T/openalt 200 50"
 			sed -n "s/^openalt: open \([0-9]*\) ns .*, openat \([0-9]*\) ns .*/A $tool $r \1 \2/p" "$T/log"
 			run "$tool" "${tool}_cnt" - "taskset -c 1 $T/readalt 200 50"
