@@ -584,7 +584,7 @@ static void probe_0(struct ktap_context *c)
 	test_stat_arrays(c, agg);
 	ktap_printf(c, "t end %s\n", c->error ?: "no error");
 out:
-	ktap_unlock_globals(probe_0_locks, 1);
+	ktap_unlock_globals(c, probe_0_locks, 1);
 }
 
 /* probe timer.ms(10) */
@@ -623,7 +623,7 @@ static void probe_1(struct ktap_context *c)
 		break;
 	}
 out:
-	ktap_unlock_globals(probe_1_locks, 3);
+	ktap_unlock_globals(c, probe_1_locks, 3);
 }
 
 /* probe kprobe.function("__x64_sys_openat"): /tmp/mtA-N, /tmp/mtB-N */
@@ -661,7 +661,7 @@ static void probe_2(struct ktap_context *c)
 		return;
 	ktap_map_stat_add(c, g_pc, k, n, LOC);
 	ktap_map_stat_add(c, g_ps, NULL, n, LOC);
-	ktap_unlock_globals(probe_2_locks, 2);
+	ktap_unlock_globals(c, probe_2_locks, 2);
 }
 
 /* probe end */
@@ -707,19 +707,30 @@ static void probe_3(struct ktap_context *c)
 	ktap_printf(c, "end ticks %s %d\n",
 		    agg->count == g_ticks ? "ok" : "MISMATCH", g_ticks);
 out:
-	ktap_unlock_globals(probe_3_locks, 4);
+	ktap_unlock_globals(c, probe_3_locks, 4);
 }
 
 static const struct ktap_probe ktap_probes[] = {
-	{ .kind = KTAP_PROBE_BEGIN, .pp = "begin", .handler = probe_0 },
+	{ .kind = KTAP_PROBE_BEGIN, .pp = "begin" },
 	{ .kind = KTAP_PROBE_TIMER, .pp = "timer.ms(10)",
-	  .period_ns = 10000000, .handler = probe_1 },
+	  .period_ns = 10000000 },
 	{ .kind = KTAP_PROBE_KPROBE,
 	  .pp = "kprobe.function(\"__x64_sys_openat\")",
-	  .symbol = "__x64_sys_openat", .handler = probe_2 },
-	{ .kind = KTAP_PROBE_END, .pp = "end", .handler = probe_3 },
+	  .symbol = "__x64_sys_openat" },
+	{ .kind = KTAP_PROBE_END, .pp = "end" },
 };
 #define KTAP_NR_PROBES ARRAY_SIZE(ktap_probes)
+
+/* ktap_run_handler(): the probes' handlers, in the table's order */
+static void (*const ktap_handlers[])(struct ktap_context *c) = {
+	probe_0, probe_1, probe_2, probe_3,
+};
+
+static void ktap_run_handler(const struct ktap_probe *probe,
+			     struct ktap_context *c)
+{
+	ktap_handlers[probe - ktap_probes](c);
+}
 
 /* the arrays, as generated code describes them */
 #define MAP(var, ...) do {						\

@@ -689,7 +689,7 @@ static void probe_1(struct ktap_context *c)
 		return;
 	g_opens++;
 	g_sum += n;
-	ktap_unlock_globals(probe_1_locks, 2);
+	ktap_unlock_globals(c, probe_1_locks, 2);
 	ktap_printf(c, "open %d\n", (int64_t)n);
 }
 
@@ -722,7 +722,7 @@ static void probe_2(struct ktap_context *c)
 	    c->re_caps[4] != strchr(s, ':') + 1 - s || c->re_caps[5] != strlen(s))
 		g_bad++;
 out:
-	ktap_unlock_globals(probe_2_locks, 2);
+	ktap_unlock_globals(c, probe_2_locks, 2);
 }
 
 /* probe end */
@@ -739,19 +739,30 @@ static void probe_3(struct ktap_context *c)
 		return;
 	ktap_printf(c, "end opens=%d sum=%d bad=%d resets %s\n", g_opens, g_sum,
 		    g_bad, g_resets > 0 ? "counted" : "none");
-	ktap_unlock_globals(probe_3_locks, 4);
+	ktap_unlock_globals(c, probe_3_locks, 4);
 }
 
 static const struct ktap_probe ktap_probes[] = {
-	{ .kind = KTAP_PROBE_BEGIN, .pp = "begin", .handler = probe_0 },
+	{ .kind = KTAP_PROBE_BEGIN, .pp = "begin" },
 	{ .kind = KTAP_PROBE_KPROBE,
 	  .pp = "kprobe.function(\"__x64_sys_openat\")",
-	  .symbol = "__x64_sys_openat", .handler = probe_1 },
+	  .symbol = "__x64_sys_openat" },
 	{ .kind = KTAP_PROBE_TIMER, .pp = "timer.ms(10)",
-	  .period_ns = 10000000, .handler = probe_2 },
-	{ .kind = KTAP_PROBE_END, .pp = "end", .handler = probe_3 },
+	  .period_ns = 10000000 },
+	{ .kind = KTAP_PROBE_END, .pp = "end" },
 };
 #define KTAP_NR_PROBES ARRAY_SIZE(ktap_probes)
+
+/* ktap_run_handler(): the probes' handlers, in the table's order */
+static void (*const ktap_handlers[])(struct ktap_context *c) = {
+	probe_0, probe_1, probe_2, probe_3,
+};
+
+static void ktap_run_handler(const struct ktap_probe *probe,
+			     struct ktap_context *c)
+{
+	ktap_handlers[probe - ktap_probes](c);
+}
 
 static int ktap_globals_init(void)
 {

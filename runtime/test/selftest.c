@@ -222,7 +222,7 @@ static void probe_1(struct ktap_context *c)
 		break;
 	}
 out:
-	ktap_unlock_globals(probe_1_locks, 1);
+	ktap_unlock_globals(c, probe_1_locks, 1);
 }
 
 /* probe kprobe.function("__x64_sys_openat") */
@@ -252,7 +252,7 @@ static void probe_2(struct ktap_context *c)
 	if (!ktap_lock_globals(c, probe_2_locks, 1))
 		goto out;
 	g_opens++;
-	ktap_unlock_globals(probe_2_locks, 1);
+	ktap_unlock_globals(c, probe_2_locks, 1);
 	ktap_printf(c, "open %d %s %s\n", (int64_t)current->tgid,
 		    current->comm, s);
 out:
@@ -269,7 +269,7 @@ static void probe_3(struct ktap_context *c)
 	if (!ktap_lock_globals(c, probe_3_locks, 1))
 		return;
 	g_rets++;
-	ktap_unlock_globals(probe_3_locks, 1);
+	ktap_unlock_globals(c, probe_3_locks, 1);
 }
 
 /* probe end */
@@ -288,22 +288,33 @@ static void probe_4(struct ktap_context *c)
 	if (ktap_target == 9)
 		ktap_error(c, "error in end",
 			   "near identifier 'error' at selftest.stp:50:3");
-	ktap_unlock_globals(probe_4_locks, 3);
+	ktap_unlock_globals(c, probe_4_locks, 3);
 }
 
 static const struct ktap_probe ktap_probes[] = {
-	{ .kind = KTAP_PROBE_BEGIN, .pp = "begin", .handler = probe_0 },
+	{ .kind = KTAP_PROBE_BEGIN, .pp = "begin" },
 	{ .kind = KTAP_PROBE_TIMER, .pp = "timer.ms(100)",
-	  .period_ns = 100000000, .handler = probe_1 },
+	  .period_ns = 100000000 },
 	{ .kind = KTAP_PROBE_KPROBE,
 	  .pp = "kprobe.function(\"__x64_sys_openat\")",
-	  .symbol = "__x64_sys_openat", .handler = probe_2 },
+	  .symbol = "__x64_sys_openat" },
 	{ .kind = KTAP_PROBE_KRETPROBE,
 	  .pp = "kprobe.function(\"__x64_sys_openat\").return",
-	  .symbol = "__x64_sys_openat", .maxactive = 0, .handler = probe_3 },
-	{ .kind = KTAP_PROBE_END, .pp = "end", .handler = probe_4 },
+	  .symbol = "__x64_sys_openat", .maxactive = 0 },
+	{ .kind = KTAP_PROBE_END, .pp = "end" },
 };
 #define KTAP_NR_PROBES ARRAY_SIZE(ktap_probes)
+
+/* ktap_run_handler(): the probes' handlers, in the table's order */
+static void (*const ktap_handlers[])(struct ktap_context *c) = {
+	probe_0, probe_1, probe_2, probe_3, probe_4,
+};
+
+static void ktap_run_handler(const struct ktap_probe *probe,
+			     struct ktap_context *c)
+{
+	ktap_handlers[probe - ktap_probes](c);
+}
 
 static int ktap_globals_init(void)
 {

@@ -33,19 +33,29 @@ static void probe_3(struct ktap_context *c)
 }
 
 static const struct ktap_probe ktap_probes[] = {
-	{ .kind = KTAP_PROBE_BEGIN, .pp = "begin", .handler = probe_0 },
+	{ .kind = KTAP_PROBE_BEGIN, .pp = "begin" },
 	{ .kind = KTAP_PROBE_KPROBE,
 	  .pp = "kprobe.function(\"no_such_function_ktap_opt\")?",
-	  .symbol = "no_such_function_ktap_opt", .optional = true,
-	  .handler = probe_1 },
+	  .symbol = "no_such_function_ktap_opt", .optional = true },
 	{ .kind = KTAP_PROBE_TIMER, .pp = "timer.ms(10)",
-	  .period_ns = 10000000, .handler = probe_2 },
+	  .period_ns = 10000000 },
 	{ .kind = KTAP_PROBE_KPROBE,
 	  .pp = "kprobe.function(\"no_such_function_ktap\")",
-	  .symbol = "no_such_function_ktap", .handler = probe_1 },
-	{ .kind = KTAP_PROBE_END, .pp = "end", .handler = probe_3 },
+	  .symbol = "no_such_function_ktap" },
+	{ .kind = KTAP_PROBE_END, .pp = "end" },
 };
 #define KTAP_NR_PROBES ARRAY_SIZE(ktap_probes)
+
+/* ktap_run_handler(): the probes' handlers, in the table's order */
+static void (*const ktap_handlers[])(struct ktap_context *c) = {
+	probe_0, probe_1, probe_2, probe_1, probe_3,
+};
+
+static void ktap_run_handler(const struct ktap_probe *probe,
+			     struct ktap_context *c)
+{
+	ktap_handlers[probe - ktap_probes](c);
+}
 
 static int ktap_globals_init(void)
 {
