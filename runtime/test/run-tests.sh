@@ -46,7 +46,7 @@ fi
 pass "build (warning-free)"
 rm -rf "$R"
 mkdir -p "$OUT" "$R/cases"
-cp "$BUILD"/runtime/test/{selftest.ko,selftest_bad.ko,maptest.ko,ktapread} "$R/"
+cp "$BUILD"/runtime/test/{selftest.ko,selftest_bad.ko,maptest.ko,regextest.ko,ktapread} "$R/"
 "$BUILD/runtime/test/fmtexpect" > "$OUT/fmt.expected"
 
 # Common part of the guest scripts.
@@ -269,6 +269,16 @@ check "maps-full: error message" hasx maps-full.err "ctl: error array 'small' is
 maptest maps-nested 2 '-t 20000'
 check "maps-nested: status 1" hasx maps-nested.rc 1
 check "maps-nested: error message" hasx maps-nested.err "ctl: error nested foreach over array 'srt' near keyword 'foreach' at maptest.stp:9:5"
+
+# ---- regex.h: the patterns' programs against glibc's regexec() results ----
+gcase regex <<'EOF'
+for i in 11 22 33; do : > /tmp/regex-$i; done
+ktap-run -o out/regex.out -c "sh -c 'cat /tmp/regex-11 /tmp/regex-22 /tmp/regex-33; sleep 0.1'" regextest.ko > out/regex.err 2>&1
+echo $? > out/regex.rc
+EOF
+check "regex: exit status 0" hasx regex.rc 0
+check "regex: every case as regexec(3), no FAIL line" sh -c "grep -qE '^regextest: [1-9][0-9]* checks, 0 failed\$' '$OUT/regex.out' && ! grep -q '^FAIL' '$OUT/regex.out'"
+check "regex: =~ and matched() in a kprobe, a timer, try/catch" hasx regex.out "end opens=3 sum=66 bad=0 resets counted"
 
 # ---- the kernel log stayed clean ----
 gcase dmesg <<'EOF'
