@@ -5,9 +5,10 @@
  * Statement counting (MAXACTION), the script function nesting count
  * (MAXNESTING), the frame arena, the loop over a handler's lock table
  * (this CPU's lock of a statistic taken inline), the current task's name
- * and ids, a system call's arguments, and printing literal text, strings and integers cost a few
- * instructions each; called out of line they cost more than their work,
- * several times a hit. So they are inline in both kinds of unit:
+ * and ids, a system call's arguments, and copying and printing strings
+ * and integers cost a few instructions each; called out of line they
+ * cost more than their work, several times a hit. So they are inline in
+ * both kinds of unit:
  *
  *   - the full build: context.h includes this after struct ktap_context,
  *     ktap_error() and the lock primitives;
@@ -20,8 +21,9 @@
  * Hence this file uses nothing but the members api-list.h lists
  * (actions, nesting, error, frame, frame_used, cpu_offset, task,
  * print_buf, print_len, tp_args), the KTAP_TASK_*, KTAP_REGS_OFF_*,
- * KTAP_PRINT_HDR_SIZE and KTAP_PAGE_SIZE constants (context.h, or measured for a light unit),
- * those functions, ktap_print_str() and ktap_print_long() (print.h's),
+ * KTAP_PRINT_HDR_SIZE and KTAP_PAGE_SIZE constants (context.h, or
+ * measured for a light unit), those functions, ktap_print_str() and
+ * ktap_print_long() (print.h's),
  * limits.h, cpulock.h and the compiler: no kernel header, no macro of one
  * (ALIGN, memset, __always_inline).
  */
@@ -275,31 +277,14 @@ bool ktap_lock_globals(struct ktap_context *c, const struct ktap_lock_use *locks
 #define KTAP_PRINT_CAP (KTAP_PRINT_BUFSIZE - KTAP_PRINT_HDR_SIZE - 1)
 
 /**
- * ktap_put_at() - where the next byte of output goes
+ * ktap_print_data() - the output area of this CPU's print buffer
  * @c: the context
  *
- * Return: the first free byte of this CPU's print buffer.
+ * Return: the byte after the record header.
  */
-static inline char *ktap_put_at(const struct ktap_context *c)
+static inline char *ktap_print_data(const struct ktap_context *c)
 {
-	return c->print_buf + KTAP_PRINT_HDR_SIZE + c->print_len;
-}
-
-/**
- * ktap_put_lit() - print a literal run of a format
- * @c: the context
- * @s: the run, NUL-terminated
- * @n: its length, a constant: the copy is a few moves
- */
-static inline __attribute__((__always_inline__))
-void ktap_put_lit(struct ktap_context *c, const char *s, size_t n)
-{
-	if (unlikely(n > KTAP_PRINT_CAP - c->print_len)) {
-		ktap_print_str(c, s);
-		return;
-	}
-	__builtin_memcpy(ktap_put_at(c), s, n);
-	c->print_len += n;
+	return c->print_buf + KTAP_PRINT_HDR_SIZE;
 }
 
 /**
@@ -316,32 +301,93 @@ static inline unsigned long ktap_word_has_zero(unsigned long w)
 }
 
 /**
- * ktap_put_str() - print a string (%s)
- * @c: the context
- * @s: the string
+ * ktap_copy_until() - copy a string up to a stop byte into a buffer
+ * @d: where the bytes go
+ * @end: the end of the room at @d
+ * @sp: the string; on return, the byte that ended the copy: the NUL,
+ *	@stop, or the first byte there was no room for
+ * @stop: the byte that ends the run besides the NUL ('\0' for none)
  *
- * Copies a word at a time while the word holds no NUL and does not reach
- * into the next page, then byte by byte.
+ * Scans and copies in one loop, a word at a time while the word holds
+ * neither end and does not reach into the next page, then byte by byte,
+ * without calling strlen() or memcpy(): the strings a probe copies and
+ * prints are short, and in a TCG guest every instruction, call and
+ * return of a hit counts.
+ *
+ * Return: the byte after the last one copied.
  */
 static inline __attribute__((__always_inline__))
-void ktap_put_str(struct ktap_context *c, const char *s)
+char *ktap_copy_until(char *d, const char *end, const char **sp, char stop)
 {
-	char *start = c->print_buf + KTAP_PRINT_HDR_SIZE;
-	char *d = start + c->print_len, *end = start + KTAP_PRINT_CAP;
+	const unsigned long stops = (unsigned long)-1 / 0xff * (unsigned char)stop;
+	const char *s = *sp;
 	unsigned long w;
 
 	while (end - d >= (long)sizeof(w) &&
 	       ((unsigned long)s & (KTAP_PAGE_SIZE - 1)) <= KTAP_PAGE_SIZE - sizeof(w)) {
 		__builtin_memcpy(&w, s, sizeof(w));
-		if (ktap_word_has_zero(w))
+		if (ktap_word_has_zero(w) || ktap_word_has_zero(w ^ stops))
 			break;
 		__builtin_memcpy(d, &w, sizeof(w));
 		d += sizeof(w);
 		s += sizeof(w);
 	}
-	while (d < end && *s)
+	while (d < end && *s && *s != stop)
 		*d++ = *s++;
-	c->print_len = d - start;
+	*sp = s;
+	return d;
+}
+
+/**
+ * ktap_format_decimal() - a signed integer in decimal, as "%lld" prints it
+ * @end: the byte after room for at least 20 bytes
+ * @v: the value
+ *
+ * Return: the first byte of the text, which ends just before @end.
+ */
+static inline char *ktap_format_decimal(char *end, int64_t v)
+{
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	char *p = end;
+
+	do {
+		*--p = '0' + u % 10;
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--p = '-';
+	return p;
+}
+
+/**
+ * ktap_put_lit() - print a literal run of a format
+ * @c: the context
+ * @s: the run, NUL-terminated
+ * @n: its length, a constant: the copy is a few moves
+ */
+static inline __attribute__((__always_inline__))
+void ktap_put_lit(struct ktap_context *c, const char *s, size_t n)
+{
+	if (unlikely(n > KTAP_PRINT_CAP - c->print_len)) {
+		ktap_print_str(c, s);
+		return;
+	}
+	__builtin_memcpy(ktap_print_data(c) + c->print_len, s, n);
+	c->print_len += n;
+}
+
+/**
+ * ktap_put_str() - print a string (%s)
+ * @c: the context
+ * @s: the string
+ */
+static inline __attribute__((__always_inline__))
+void ktap_put_str(struct ktap_context *c, const char *s)
+{
+	char *start = ktap_print_data(c);
+
+	c->print_len = ktap_copy_until(start + c->print_len,
+				       start + KTAP_PRINT_CAP, &s, '\0') - start;
 	if (unlikely(*s))	/* the buffer is full */
 		ktap_print_str(c, s);
 }
@@ -355,22 +401,15 @@ static inline __attribute__((__always_inline__))
 void ktap_put_dec(struct ktap_context *c, int64_t v)
 {
 	char text[24];
-	char *p = text + sizeof(text), *d;
-	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
-	size_t n;
+	char *p = ktap_format_decimal(text + sizeof(text), v);
+	size_t n = text + sizeof(text) - p;
+	char *d;
 
-	do {
-		*--p = '0' + u % 10;
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		*--p = '-';
-	n = text + sizeof(text) - p;
 	if (unlikely(n > KTAP_PRINT_CAP - c->print_len)) {
 		ktap_print_long(c, v);
 		return;
 	}
-	d = ktap_put_at(c);
+	d = ktap_print_data(c) + c->print_len;
 	c->print_len += n;
 	while (n--)
 		*d++ = *p++;

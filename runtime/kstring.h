@@ -22,29 +22,11 @@
  */
 static inline void ktap_strcpy(char *dst, const char *src)
 {
-	size_t n = 0;
-
 	if (dst == src)
 		return;
-	/*
-	 * strscpy()'s loop, inline: whole words while one holds no NUL and
-	 * stays within its page (see ktap_out_until()), then bytes. Handlers
-	 * copy strings into their frames several times a hit.
-	 */
-	while (n + sizeof(long) < MAXSTRINGLEN &&
-	       offset_in_page(src + n) <= PAGE_SIZE - sizeof(long)) {
-		unsigned long w = read_word_at_a_time(src + n);
-
-		if (ktap_word_ends(w, 0))
-			break;
-		put_unaligned(w, (unsigned long *)(dst + n));
-		n += sizeof(long);
-	}
-	while (n < MAXSTRINGLEN - 1 && src[n]) {
-		dst[n] = src[n];
-		n++;
-	}
-	dst[n] = '\0';
+	/* strscpy()'s loop, inline: handlers copy strings into their frames
+	 * several times a hit */
+	*ktap_copy_until(dst, dst + MAXSTRINGLEN - 1, &src, '\0') = '\0';
 }
 
 /**

@@ -25,9 +25,6 @@
 #ifndef _KTAP_PRINT_H
 #define _KTAP_PRINT_H
 
-#include <asm/unaligned.h>
-#include <asm/word-at-a-time.h>
-
 /**
  * struct ktap_out - where formatted output goes
  * @c: the context; with @flush, a full @buf is flushed as a record
@@ -58,18 +55,8 @@ struct ktap_fmt_spec {
 	char conv;
 };
 
-/**
- * ktap_print_data() - the output area of this CPU's print buffer
- * @c: the context
- *
- * Return: the byte after the record header.
- */
-static inline char *ktap_print_data(struct ktap_context *c)
-{
-	return c->print_buf + sizeof(struct ktap_rec_hdr);
-}
-
-/* KTAP_PRINT_CAP, the bytes of output one record can carry: hot.h */
+/* ktap_print_data() and KTAP_PRINT_CAP, the bytes of output one record
+ * can carry: hot.h */
 
 /**
  * ktap_print_flush() - write this CPU's pending output as one record
@@ -142,57 +129,22 @@ static void ktap_out_write(struct ktap_out *o, const char *s, size_t n)
 }
 
 /**
- * ktap_word_ends() - does a word of text hold a NUL or a stop byte?
- * @w: the word
- * @stops: the stop byte in every byte of a word (0: none but the NUL)
- *
- * Return: true if one of the bytes of @w is 0 or the stop byte.
- */
-static __always_inline bool ktap_word_ends(unsigned long w,
-					   unsigned long stops)
-{
-	const struct word_at_a_time k = WORD_AT_A_TIME_CONSTANTS;
-	unsigned long bits;
-
-	return has_zero(w, &bits, &k) || has_zero(w ^ stops, &bits, &k);
-}
-
-/**
  * ktap_out_until() - append a string up to a stop byte to a sink
  * @o: the sink
  * @s: the string
  * @stop: the byte that ends the run besides the NUL ('\0' for none)
  *
- * Scans and copies in one loop, a word at a time while the word holds
- * neither end and does not reach into the next page, then byte by byte,
- * without calling strlen() or memcpy(): the strings a probe prints are
- * short, and in a TCG guest every instruction, call and return of a hit
- * counts. A print sink flushes when full; a string sink truncates.
+ * Copies with hot.h's ktap_copy_until(). A print sink flushes when full;
+ * a string sink truncates.
  *
  * Return: the byte that ended the run (@stop or the NUL).
  */
 static __always_inline const char *ktap_out_until(struct ktap_out *o,
 						  const char *s, char stop)
 {
-	unsigned long stops = REPEAT_BYTE((u8)stop);
-
 	for (;;) {
-		char *d = o->buf + o->len;
-		char *end = o->buf + o->cap;
-
-		while (end - d >= sizeof(long) &&
-		       offset_in_page(s) <= PAGE_SIZE - sizeof(long)) {
-			unsigned long w = read_word_at_a_time(s);
-
-			if (ktap_word_ends(w, stops))
-				break;
-			put_unaligned(w, (unsigned long *)d);
-			d += sizeof(long);
-			s += sizeof(long);
-		}
-		while (d < end && *s && *s != stop)
-			*d++ = *s++;
-		o->len = d - o->buf;
+		o->len = ktap_copy_until(o->buf + o->len, o->buf + o->cap, &s,
+					 stop) - o->buf;
 		if (!*s || *s == stop)
 			return s;
 		if (!ktap_out_flush(o))	/* a string sink: skip the rest */
@@ -355,17 +307,9 @@ static inline bool ktap_fmt_is_plain(const struct ktap_fmt_spec *spec)
 static void ktap_out_decimal(struct ktap_out *o, int64_t v)
 {
 	char text[24];
-	char *p = text + sizeof(text) - 1;
-	u64 u = v < 0 ? -(u64)v : (u64)v;
 
-	*p = '\0';
-	do {
-		*--p = '0' + u % 10;
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		*--p = '-';
-	ktap_out_until(o, p, '\0');
+	text[sizeof(text) - 1] = '\0';
+	ktap_out_until(o, ktap_format_decimal(text + sizeof(text) - 1, v), '\0');
 }
 
 /**
