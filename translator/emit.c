@@ -686,15 +686,15 @@ static char *emit_formatted(struct emitter *em, const struct expr *e,
 {
 	char **vals = emit_args(em, e, first);
 	struct format_spec specs[FORMAT_MAX_ARGS];
-	int nspecs = format_parse(fmt, specs, FORMAT_MAX_ARGS, NULL, false);
 	struct strbuf call = { 0 };
 	char *t = NULL;
-	int i;
+	int nspecs, i;
 
 	if (!to_string && format_is_plain(e, fmt, first)) {
 		emit_print_pieces(em, e, fmt, vals, first);
 		return xstrdup("0");
 	}
+	nspecs = format_parse(fmt, specs, FORMAT_MAX_ARGS, NULL, false);
 	if (to_string && strict_strings(&e->loc)) {
 		t = new_temp(em, TY_STRING);
 		sb_printf(&call, "ktap_sprintf_at(c, %s, %s, %s",
