@@ -753,16 +753,12 @@ static const struct ktap_probe ktap_probes[] = {
 };
 #define KTAP_NR_PROBES ARRAY_SIZE(ktap_probes)
 
-/* ktap_run_handler(): the probes' handlers, in the table's order */
+/* the probes' handlers, in the table's order (run_handler.h) */
 static void (*const ktap_handlers[])(struct ktap_context *c) = {
 	probe_0, probe_1, probe_2, probe_3,
 };
 
-static void ktap_run_handler(const struct ktap_probe *probe,
-			     struct ktap_context *c)
-{
-	ktap_handlers[probe - ktap_probes](c);
-}
+#include "run_handler.h"
 
 static int ktap_globals_init(void)
 {
