@@ -44,6 +44,7 @@
 
 #define BOOT_TIMEOUT	300.0	/* s; TCG on a loaded host is slow */
 #define PING_TIMEOUT	20.0
+#define STOP_TIMEOUT	60.0	/* s of silence after a stop before giving up */
 #define CONSOLE_TAIL	40	/* lines shown when the guest dies */
 #define READY_MARKER	"KTAP-AGENT-READY"
 #define MAX_FRAME	(16u << 20)
@@ -56,7 +57,22 @@
  * about 0.2 us.
  */
 static const char *const qemu_append =
-	"console=ttyS0 quiet panic=-1 oops=panic tsc=reliable";
+	"console=ttyS0 quiet panic=-1 oops=panic softlockup_panic=1 tsc=reliable";
+
+/*
+ * thread=single: QEMU 7.2's multi-threaded TCG can keep running a
+ * translation of code that another vCPU has just rewritten. The kernel
+ * rewrites a probed function's entry (text_poke_bp: int3, tail, first
+ * byte) whenever a probe is registered or removed; with that function
+ * hot on the other vCPU, the stale int3 then traps forever (both vCPUs
+ * stuck at vfs_read+0, memory already showing the nop), or a stale
+ * trampoline jumps to 0. Toggling the kernel's own function tracer on a
+ * hot vfs_read shows it without ktap (testsuite/ktap.run/live_patch.exp).
+ * One thread for both vCPUs never translates while another writes.
+ *
+ * softlockup_panic=1: a guest stuck like that, or by a guru script, dies
+ * and ktap reports it with the console instead of waiting on it.
+ */
 
 /* ---- messages and small helpers ---- */
 
@@ -662,7 +678,7 @@ static int boot_guest(const char *abi, struct guest *g)
 	char *old = xasprintf("%s.1", p->console);
 	char *argv[] = {
 		"qemu-system-x86_64", "-name", "ktap-guest",
-		"-accel", "tcg", "-cpu", "qemu64", "-m", "1024", "-smp", "2",
+		"-accel", "tcg,thread=single", "-cpu", "qemu64", "-m", "1024", "-smp", "2",
 		"-nodefaults", "-display", "none", "-no-reboot",
 		"-kernel", kernel, "-initrd", initrd, "-append", (char *)qemu_append,
 		"-serial", serial,
@@ -919,29 +935,50 @@ struct run_state {
 	FILE *share_in;		/* ... read from here as it grows */
 	FILE *file_out;		/* ... and copied to the user's -o file */
 	int nsignals;
+	double stop_sent;	/* when a stop went to the guest, 0 if none */
+	double last_frame;	/* when the guest last sent something */
 	int status;		/* from X, -1 until then */
 	bool dead;		/* the guest died or hangs */
 	bool gave_up;
 };
 
-/* the first signal stops the script; a second Ctrl-C only says that it
- * is stopping, a third gives up (the guest is then restarted) */
-static void forward_signal(struct run_state *r, int sig)
+/* ask ktap-run to stop the script as if it had got signal sig */
+static void send_stop(struct run_state *r, int sig)
 {
 	char num[8];
 
-	if (sig == SIGINT && ++r->nsignals > 1) {
-		if (r->nsignals == 2) {
-			fprintf(stderr, "ktap: still stopping (the end probes run); "
-				"Ctrl-C again to give up\n");
-		} else {
-			vm_err("giving up; the guest will be restarted");
-			r->gave_up = true;
-		}
-		return;
-	}
 	snprintf(num, sizeof(num), "%d", sig);
 	conn_send(&r->c, 'S', num, strlen(num));
+	if (!r->stop_sent)
+		r->stop_sent = now_seconds();
+}
+
+/* the first signal stops the script; a second Ctrl-C only says that it
+ * is stopping, a third gives up (the guest is then restarted); a second
+ * SIGTERM or SIGHUP, from a program rather than a person, gives up */
+static void forward_signal(struct run_state *r, int sig)
+{
+	if (++r->nsignals == 1) {
+		send_stop(r, sig);
+	} else if (sig == SIGINT && r->nsignals == 2) {
+		fprintf(stderr, "ktap: still stopping (the end probes run); "
+			"Ctrl-C again to give up\n");
+	} else {
+		vm_err("giving up; the guest will be restarted");
+		r->gave_up = true;
+	}
+}
+
+/* a guest that sends nothing for STOP_TIMEOUT after a stop is hung */
+static bool stop_unanswered(struct run_state *r)
+{
+	double since = r->last_frame > r->stop_sent ? r->last_frame : r->stop_sent;
+
+	if (!r->stop_sent || now_seconds() - since < STOP_TIMEOUT)
+		return false;
+	vm_err("the guest sent nothing for %.0f s after the stop request",
+	       STOP_TIMEOUT);
+	return true;
 }
 
 static void on_frame(struct run_state *r, struct frame *f)
@@ -952,7 +989,7 @@ static void on_frame(struct run_state *r, struct frame *f)
 			break;
 		if (fwrite(f->data, 1, f->len, r->out) != f->len || fflush(r->out)) {
 			r->out_broken = true;	/* e.g. | head: stop the script */
-			conn_send(&r->c, 'S', "15", 2);
+			send_stop(r, SIGTERM);
 		}
 		break;
 	case 'E':
@@ -1011,6 +1048,7 @@ static void relay(struct run_state *r)
 			break;
 		}
 		while ((n = conn_frame(&r->c, &f)) == 1) {
+			r->last_frame = now_seconds();
 			on_frame(r, &f);
 			free(f.data);
 		}
@@ -1019,7 +1057,7 @@ static void relay(struct run_state *r)
 			r->dead = true;
 			break;
 		}
-		if (!qemu_alive(r->g.pid)) {
+		if (!qemu_alive(r->g.pid) || stop_unanswered(r)) {
 			r->dead = true;
 			break;
 		}
