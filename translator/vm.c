@@ -44,7 +44,8 @@
 
 #define BOOT_TIMEOUT	300.0	/* s; TCG on a loaded host is slow */
 #define PING_TIMEOUT	20.0
-#define STOP_TIMEOUT	60.0	/* s of silence after a stop before giving up */
+#define STOP_TIMEOUT	60.0	/* s of silence after a stop before giving up;
+				 * KTAP_VM_STOP_TIMEOUT overrides it */
 #define CONSOLE_TAIL	40	/* lines shown when the guest dies */
 #define READY_MARKER	"KTAP-AGENT-READY"
 #define MAX_FRAME	(16u << 20)
@@ -60,12 +61,12 @@ static const char *const qemu_append =
 	"console=ttyS0 quiet panic=-1 oops=panic softlockup_panic=1 tsc=reliable";
 
 /*
- * thread=single: QEMU 7.2's multi-threaded TCG can keep running a
- * translation of code that another vCPU has just rewritten. The kernel
- * rewrites a probed function's entry (text_poke_bp: int3, tail, first
- * byte) whenever a probe is registered or removed; with that function
- * hot on the other vCPU, the stale int3 then traps forever (both vCPUs
- * stuck at vfs_read+0, memory already showing the nop), or a stale
+ * thread=single (boot_guest()): QEMU 7.2's multi-threaded TCG can keep
+ * running a translation of code that another vCPU has just rewritten.
+ * The kernel rewrites a probed function's entry (text_poke_bp: int3,
+ * tail, first byte) whenever a probe is registered or removed; with that
+ * function hot on the other vCPU, the stale int3 then traps forever (both
+ * vCPUs stuck at vfs_read+0, memory already showing the nop), or a stale
  * trampoline jumps to 0. Toggling the kernel's own function tracer on a
  * hot vfs_read shows it without ktap (testsuite/ktap.run/live_patch.exp).
  * One thread for both vCPUs never translates while another writes.
@@ -969,15 +970,23 @@ static void forward_signal(struct run_state *r, int sig)
 	}
 }
 
-/* a guest that sends nothing for STOP_TIMEOUT after a stop is hung */
+static double stop_timeout(void)
+{
+	const char *env = getenv("KTAP_VM_STOP_TIMEOUT");
+	double t = env ? atof(env) : 0;
+
+	return t > 0 ? t : STOP_TIMEOUT;
+}
+
+/* a guest that sends nothing for stop_timeout() after a stop is hung */
 static bool stop_unanswered(struct run_state *r)
 {
 	double since = r->last_frame > r->stop_sent ? r->last_frame : r->stop_sent;
+	double limit = stop_timeout();
 
-	if (!r->stop_sent || now_seconds() - since < STOP_TIMEOUT)
+	if (!r->stop_sent || now_seconds() - since < limit)
 		return false;
-	vm_err("the guest sent nothing for %.0f s after the stop request",
-	       STOP_TIMEOUT);
+	vm_err("the guest sent nothing for %.0f s after the stop request", limit);
 	return true;
 }
 
