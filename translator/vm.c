@@ -982,9 +982,12 @@ static double stop_timeout(void)
 static bool stop_unanswered(struct run_state *r)
 {
 	double since = r->last_frame > r->stop_sent ? r->last_frame : r->stop_sent;
-	double limit = stop_timeout();
+	double limit;
 
-	if (!r->stop_sent || now_seconds() - since < limit)
+	if (!r->stop_sent)
+		return false;
+	limit = stop_timeout();
+	if (now_seconds() - since < limit)
 		return false;
 	vm_err("the guest sent nothing for %.0f s after the stop request", limit);
 	return true;
