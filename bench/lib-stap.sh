@@ -29,7 +29,8 @@ stap_make_build_tree() {
 		[ -L "$l" ] || continue
 		case $(readlink "$l") in /*) ;; *) ln -sfn "$(readlink -f "$HDR/${l##*/}")" "$l" ;; esac
 	done
-	ln -s "$KVM/vmlinux" "$b/vmlinux" || return 1
+	# Debian 6.12's headers hold a BTF-only vmlinux: the debug one replaces it
+	ln -sfn "$KVM/vmlinux" "$b/vmlinux" || return 1
 	if [ -s "$KVM/System.map" ]; then
 		cp "$KVM/System.map" "$b/System.map"
 	else

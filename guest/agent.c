@@ -1,6 +1,7 @@
 /* ktap-agent - serves commands from the host in the ktap guest.
  *
- * The protocol is section 4 of doc/internals.md. One virtio-serial port,
+ * The protocol is section 4 of doc/internals.md, and frames.h, which
+ * translator/vm.c includes too. One virtio-serial port,
  * ktap.ctl, which qemu connects to a unix socket on the host. Frames both
  * ways: 1 byte type, 4 bytes length (little endian), payload.
  *   host -> guest: P ping (nonce, echoed as P), R run (a shell command
@@ -31,12 +32,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#define PORT_NAME	"ktap.ctl"
-#define WORK_DIR	"/mnt/host"
+#include "frames.h"
+
 #define MAX_FRAME	(1u << 20)	/* larger host frames are garbage */
 #define OUT_HIGH	(256u << 10)	/* stop reading the command above this */
 #define CHUNK		32768
@@ -105,8 +107,9 @@ static struct buf inq;		/* bytes from the host */
 
 static void send_frame(char type, const void *data, uint32_t len)
 {
-	unsigned char h[5] = { (unsigned char)type, len, len >> 8, len >> 16, len >> 24 };
+	unsigned char h[KTAP_FRAME_HDR_LEN];
 
+	ktap_frame_header(h, type, len);
 	if (!connected)
 		return;
 	buf_add(&outq, h, sizeof(h));
@@ -118,7 +121,7 @@ static void send_str(char type, const char *s)
 	send_frame(type, s, strlen(s));
 }
 
-/* the /dev node of the virtio port called PORT_NAME, waiting for it */
+/* the /dev node of the virtio port called KTAP_AGENT_PORT, waiting for it */
 static int open_port(void)
 {
 	static char dev[300];
@@ -139,7 +142,7 @@ static int open_port(void)
 			if (fgets(name, sizeof(name), f))
 				name[strcspn(name, "\n")] = '\0';
 			fclose(f);
-			if (strcmp(name, PORT_NAME))
+			if (strcmp(name, KTAP_AGENT_PORT))
 				continue;
 			snprintf(dev, sizeof(dev), "/dev/%s", de->d_name);
 			closedir(d);
@@ -195,8 +198,8 @@ static void start_command(const char *line)
 	pid_t pid;
 
 	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
-		send_str('E', "ktap-agent: pipe failed\n");
-		send_str('X', "127");
+		send_str(KTAP_FRAME_STDERR, "ktap-agent: pipe failed\n");
+		send_str(KTAP_FRAME_EXIT, "127");
 		return;
 	}
 	pid = fork();
@@ -213,7 +216,7 @@ static void start_command(const char *line)
 		dup2(null, 0);
 		dup2(out[1], 1);
 		dup2(err[1], 2);
-		if (chdir(WORK_DIR) < 0 && chdir("/") < 0)
+		if (chdir(KTAP_AGENT_SHARE) < 0 && chdir("/") < 0)
 			_exit(127);
 		execl("/bin/sh", "sh", "-c", line, (char *)NULL);
 		_exit(127);
@@ -223,8 +226,8 @@ static void start_command(const char *line)
 	if (pid < 0) {
 		close(out[0]);
 		close(err[0]);
-		send_str('E', "ktap-agent: fork failed\n");
-		send_str('X', "127");
+		send_str(KTAP_FRAME_STDERR, "ktap-agent: fork failed\n");
+		send_str(KTAP_FRAME_EXIT, "127");
 		return;
 	}
 	setpgid(pid, pid);
@@ -267,6 +270,39 @@ static bool pipe_read(int *fd, char type)
 	return true;
 }
 
+/*
+ * A ktap-run that was killed (SIGKILL: it could not unload) leaves its
+ * module loaded, its probes disarmed when its ctl closed. The module's
+ * ktap_loader parameter (runtime/uapi.h) names the loader's pid first:
+ * unload the modules of the child just reaped.
+ */
+static void reap_modules(pid_t loader)
+{
+	DIR *d = opendir("/sys/module");
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char path[320], buf[32] = "";
+		FILE *f;
+
+		if (strncmp(de->d_name, "ktap_", 5))
+			continue;
+		snprintf(path, sizeof(path), "/sys/module/%s/parameters/ktap_loader", de->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		fclose(f);
+		if (atoi(buf) == loader &&
+		    syscall(SYS_delete_module, de->d_name, O_NONBLOCK) == 0)
+			logmsg("unloaded %s, left by the killed ktap-run %d", de->d_name, (int)loader);
+	}
+	closedir(d);
+}
+
 static void reap_children(void)
 {
 	int status;
@@ -274,6 +310,8 @@ static void reap_children(void)
 
 	/* a subreaper: orphaned grandchildren end up here too */
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (WIFSIGNALED(status))
+			reap_modules(pid);
 		if (pid == cmd.pid && !cmd.exited) {
 			cmd.exited = true;
 			cmd.status = status;
@@ -291,7 +329,7 @@ static void finish_command(void)
 	if (!cmd.orphan) {
 		snprintf(code, sizeof(code), "%d",
 			 WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st));
-		send_str('X', code);
+		send_str(KTAP_FRAME_EXIT, code);
 	}
 	kill(-cmd.pid, SIGKILL);	/* leftovers of the group */
 	close_pipe(&cmd.out);
@@ -328,7 +366,7 @@ static void on_ping(const char *nonce, uint32_t len)
 {
 	/* a host pings only when it starts a session: the old one is gone */
 	orphan_command("a new host session");
-	send_frame('P', nonce, len);
+	send_frame(KTAP_FRAME_PING, nonce, len);
 }
 
 static void on_run(const char *line)
@@ -338,9 +376,9 @@ static void on_run(const char *line)
 	} else if (cmd.orphan) {
 		free(waiting);
 		waiting = strdup(line);
-		send_str('E', "ktap-agent: waiting for the previous command to end\n");
+		send_str(KTAP_FRAME_STDERR, "ktap-agent: waiting for the previous command to end\n");
 	} else {
-		send_str('E', "ktap-agent: a command is already running\n");
+		send_str(KTAP_FRAME_STDERR, "ktap-agent: a command is already running\n");
 	}
 }
 
@@ -356,9 +394,9 @@ static void on_signal(const char *num)
 
 static void handle_frames(void)
 {
-	while (inq.len >= 5) {
+	while (inq.len >= KTAP_FRAME_HDR_LEN) {
 		unsigned char *h = (unsigned char *)inq.p;
-		uint32_t len = h[1] | h[2] << 8 | h[3] << 16 | (uint32_t)h[4] << 24;
+		uint32_t len = ktap_frame_len(h);
 		char *payload;
 
 		if (len > MAX_FRAME) {
@@ -366,21 +404,21 @@ static void handle_frames(void)
 			inq.len = 0;
 			return;
 		}
-		if (inq.len < 5 + len)
+		if (inq.len < KTAP_FRAME_HDR_LEN + len)
 			return;
 		payload = malloc(len + 1);
 		if (!payload)
 			return;
-		memcpy(payload, inq.p + 5, len);
+		memcpy(payload, inq.p + KTAP_FRAME_HDR_LEN, len);
 		payload[len] = '\0';
 		switch (h[0]) {
-		case 'P': on_ping(payload, len); break;
-		case 'R': on_run(payload); break;
-		case 'S': on_signal(payload); break;
+		case KTAP_FRAME_PING: on_ping(payload, len); break;
+		case KTAP_FRAME_RUN: on_run(payload); break;
+		case KTAP_FRAME_SIGNAL: on_signal(payload); break;
 		default: logmsg("unknown frame type %u from the host", h[0]);
 		}
 		free(payload);
-		buf_drop(&inq, 5 + len);
+		buf_drop(&inq, KTAP_FRAME_HDR_LEN + len);
 	}
 }
 
@@ -441,9 +479,9 @@ static void serve(const sigset_t *wait_mask)
 		if (p[0].revents & POLLIN)
 			port_read();
 		if (p[1].revents)
-			pipe_read(&cmd.out, 'O');
+			pipe_read(&cmd.out, KTAP_FRAME_STDOUT);
 		if (p[2].revents)
-			pipe_read(&cmd.err, 'E');
+			pipe_read(&cmd.err, KTAP_FRAME_STDERR);
 		check_command();
 		if (connected)
 			port_write();
@@ -468,14 +506,14 @@ int main(void)
 
 	port_fd = open_port();
 	if (port_fd < 0) {
-		logmsg("no virtio port named %s: %s", PORT_NAME, strerror(errno));
+		logmsg("no virtio port named %s: %s", KTAP_AGENT_PORT, strerror(errno));
 		return 1;
 	}
 	/* SIGIO when the host connects or leaves, or sends data */
 	fcntl(port_fd, F_SETOWN, getpid());
 	fcntl(port_fd, F_SETFL, fcntl(port_fd, F_GETFL) | O_ASYNC);
 
-	printf("KTAP-AGENT-READY\n");
+	printf(KTAP_AGENT_READY "\n");
 	fflush(stdout);
 	serve(&wait_mask);
 	return 0;

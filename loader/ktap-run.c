@@ -1,10 +1,10 @@
 /* ktap-run - load a ktap module, stream its output, unload it.
  *
- * usage: ktap-run [-o FILE] [-c CMD | -x PID] [-s MB] [-v] MODULE.ko
+ * usage: ktap-run [-o FILE] [-c CMD | -x PID] [-s MB] [-T SECONDS] [-v] MODULE.ko
  *
  * The contract with the module is section 2 of doc/internals.md: after
  * finit_module() the module has /sys/kernel/debug/<name>/ with one relay
- * file per CPU (records: struct rec_hdr + payload, seq from one global
+ * file per CPU (records: struct ktap_rec_hdr + payload, seq from one global
  * counter) and a control file (we write start/stop; it answers exit,
  * error, warn and done lines). ktap-run merges the per-CPU streams back
  * into seq order while the script runs, stops on exit, a signal or the end
@@ -12,6 +12,7 @@
  *
  * Static binary, no dependencies: it runs in the ktap guest as well as on
  * a real host. Build: gcc -static -O2 -Wall -Wextra -o ktap-run ktap-run.c
+ * (the module's side of the contract is ../runtime/uapi.h, included here)
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -37,7 +38,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define REC_MAGIC	0x4b544150u	/* "KTAP" */
+#include "../runtime/uapi.h"
+
 #define DEBUGFS		"/sys/kernel/debug"
 #define DEBUGFS_MAGIC	0x64626720
 #define POLL_MS		30		/* relay wakes readers only per sub-buffer */
@@ -47,12 +49,6 @@
 #define DONE_TIMEOUT	30.0		/* s to wait for "done" after "stop" */
 #define MAX_REC		(16u << 20)	/* larger lengths mean a corrupt stream */
 #define OUT_FLUSH	(1u << 20)
-
-struct rec_hdr {
-	uint32_t magic;
-	uint32_t len;
-	uint64_t seq;
-};
 
 /* ---- messages ---- */
 
@@ -136,6 +132,9 @@ struct options {
 	const char *command;	/* -c */
 	long target;		/* -x, or the -c command's pid */
 	long buf_mb;		/* -s, 0 = the module's default */
+	long seconds;		/* -T, 0 = no time limit */
+	char globals[4096];	/* -G NAME=VALUE...: the parameters that set them */
+	bool trace_loader;	/* -L: our own work fires probes too */
 	const char *module;	/* MODULE.ko */
 	char name[64];		/* module name: basename, no .ko, '-' -> '_' */
 };
@@ -143,12 +142,17 @@ struct options {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ktap-run [-o FILE] [-c CMD | -x PID] [-s MB] [-v] MODULE.ko\n"
+		"usage: ktap-run [-o FILE] [-c CMD | -x PID] [-s MB] [-T SECONDS] [-G NAME=VALUE] [-L] [-v] MODULE.ko\n"
 		"  -o FILE  write the script's output to FILE\n"
 		"  -c CMD   run CMD (/bin/sh -c) once the probes are armed; target() is\n"
 		"           its pid; stop when it exits\n"
 		"  -x PID   target() is PID\n"
 		"  -s MB    relay buffer per CPU, in MiB\n"
+		"  -T SECS  stop the script SECS seconds after it started\n"
+		"  -G NAME=VALUE\n"
+		"           set the script's global NAME as the module loads\n"
+		"  -L       trace the loader too: ktap-run's own work (and its\n"
+		"           ktap or guest agent parent's) fires the script's probes\n"
 		"  -v       say what happens\n");
 }
 
@@ -183,16 +187,38 @@ static bool module_name(const char *path, char *name, size_t size)
 	return true;
 }
 
+/* -G NAME=VALUE: the module parameter KTAP_PARAM_GLOBAL_PREFIX NAME,
+ * quoted for the kernel's parser (a value may hold spaces, not '"') */
+static void add_global(struct options *o, const char *set)
+{
+	size_t n = strlen(o->globals), eq = strcspn(set, "=");
+	int len;
+
+	if (!set[eq] || eq == 0 || strchr(set, '"')) {
+		err("-G wants NAME=VALUE without '\"', not '%s'", set);
+		exit(1);
+	}
+	len = snprintf(o->globals + n, sizeof(o->globals) - n, "%s%.*s=\"%s\" ",
+		       KTAP_PARAM_GLOBAL_PREFIX, (int)eq, set, set + eq + 1);
+	if (len < 0 || (size_t)len >= sizeof(o->globals) - n) {
+		err("the -G settings are too long");
+		exit(1);
+	}
+}
+
 static void parse_options(int argc, char **argv, struct options *o)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "+o:c:x:s:vh")) != -1) {
+	while ((c = getopt(argc, argv, "+o:c:x:s:T:G:Lvh")) != -1) {
 		switch (c) {
 		case 'o': o->out_file = optarg; break;
 		case 'c': o->command = optarg; break;
 		case 'x': o->target = parse_long(optarg, "pid", 1, INT_MAX); break;
 		case 's': o->buf_mb = parse_long(optarg, "buffer size", 1, 4095); break;
+		case 'T': o->seconds = parse_long(optarg, "time limit", 1, INT_MAX); break;
+		case 'G': add_global(o, optarg); break;
+		case 'L': o->trace_loader = true; break;
 		case 'v': verbose++; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); exit(1);
@@ -304,6 +330,14 @@ static void command_end(struct command *cmd)
 	}
 }
 
+/* the shell's 127 and 126: the command was not found, or could not be
+ * executed; a run whose workload never ran is a failed run */
+static bool command_not_run(const struct command *cmd)
+{
+	return cmd->pid > 0 && cmd->exited && WIFEXITED(cmd->status) &&
+	       (WEXITSTATUS(cmd->status) == 127 || WEXITSTATUS(cmd->status) == 126);
+}
+
 /* ---- loading and unloading ---- */
 
 static int load_module(const char *path, const char *params)
@@ -374,6 +408,35 @@ static int unload_module(const char *name)
 	return -1;
 }
 
+/*
+ * A module of our name left by a loader that was killed: its ktap_loader
+ * parameter names that loader's tgid (uapi.h), and no such process runs.
+ * Its probes were disarmed when the dead loader's ctl closed; unload it,
+ * so that the script runs again instead of "already loaded".
+ */
+static bool remove_stale_module(const char *name)
+{
+	char path[160], buf[64] = "";
+	FILE *f;
+	long tgid;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/parameters/" KTAP_PARAM_LOADER, name);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	tgid = strtol(buf, NULL, 10);
+	if (tgid <= 0 || kill(tgid, 0) == 0 || errno != ESRCH)
+		return false;
+	if (syscall(SYS_delete_module, name, O_NONBLOCK) < 0)
+		return false;
+	err("removed the module %s, left loaded by a ktap-run (pid %ld) that was killed",
+	    name, tgid);
+	return true;
+}
+
 /* ---- the module's debugfs files ---- */
 
 /* a relay file and the bytes read from it that do not make a record yet */
@@ -431,7 +494,7 @@ static int scan_cpus(struct channels *ch)
 		char extra;
 		int fd;
 
-		if (sscanf(de->d_name, "cpu%u%c", &n, &extra) != 1 || n > 65535)
+		if (sscanf(de->d_name, KTAP_RELAY_FILE "%u%c", &n, &extra) != 1 || n > 65535)
 			continue;
 		if ((int)n < ch->ncpu && ch->cpu[n].fd >= 0)
 			continue;
@@ -461,7 +524,7 @@ static int open_channels(struct channels *ch, const char *name)
 	snprintf(ch->dir, sizeof(ch->dir), DEBUGFS "/%s", name);
 	if (access(ch->dir, F_OK) != 0)
 		debugfs_mount();
-	snprintf(path, sizeof(path), "%s/ctl", ch->dir);
+	snprintf(path, sizeof(path), "%s/" KTAP_CTL_FILE, ch->dir);
 	ch->ctl = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (ch->ctl < 0) {
 		err("cannot open %s: %s (is debugfs mounted, is this a ktap module?)",
@@ -646,11 +709,11 @@ static void parse_records(struct merger *m, struct output *o,
 {
 	double t = now_coarse();
 	size_t off = 0;
-	struct rec_hdr h;
+	struct ktap_rec_hdr h;
 
 	while (b->len - off >= sizeof(h)) {
 		memcpy(&h, b->buf + off, sizeof(h));
-		if (h.magic != REC_MAGIC || h.len > MAX_REC) {
+		if (h.magic != KTAP_REC_MAGIC || h.len > MAX_REC) {
 			if (!b->warned)
 				err("corrupt record on cpu%d, resynchronizing", cpu);
 			b->warned = true;
@@ -735,8 +798,10 @@ struct run {
 	struct command cmd;
 	enum state state;
 	double stop_time;
+	double deadline;	/* -T: when to stop, 0 = never */
 	int nsignals;
 	int status;		/* exit status */
+	sigset_t stops;		/* SIGINT, SIGTERM, SIGHUP */
 	int errors;		/* error lines from the module */
 	unsigned long long dropped, skipped;
 };
@@ -751,7 +816,7 @@ static void request_stop(struct run *r, const char *why)
 	for (int pass = 0; pass < 8 && read_relay(&r->ch, &r->m, &r->out) > 0; pass++)
 		;
 	r->stop_time = now_coarse();
-	if (ctl_write(&r->ch, "stop") < 0) {
+	if (ctl_write(&r->ch, KTAP_CMD_STOP) < 0) {
 		err("cannot stop the script: %s", strerror(errno));
 		r->status = 1;
 		r->state = DONE;
@@ -760,18 +825,71 @@ static void request_stop(struct run *r, const char *why)
 	r->state = STOPPING;
 }
 
+/* what follows word at the start of line, or NULL */
+static const char *ctl_word(const char *line, const char *word)
+{
+	size_t n = strlen(word);
+
+	return strncmp(line, word, n) ? NULL : line + n;
+}
+
+/* system(): run a command line the module sent (a backslash and 'n' is a
+ * newline, two backslashes one) in the background, with ktap-run's
+ * output but none of its other files (an open ctl would keep the module
+ * loaded); a second fork, so that nothing is left to reap */
+static void run_system(char *cmd)
+{
+	char *in = cmd, *out = cmd;
+	pid_t pid;
+
+	for (; *in; in++) {
+		if (*in == '\\' && (in[1] == 'n' || in[1] == '\\'))
+			*out++ = *++in == 'n' ? '\n' : '\\';
+		else
+			*out++ = *in;
+	}
+	*out = '\0';
+	pid = fork();
+	if (pid < 0) {
+		err("system: fork: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		if (fork() == 0) {
+			if (syscall(SYS_close_range, 3, ~0U, 0) < 0)
+				for (int fd = 3; fd < 1024; fd++)
+					close(fd);
+			execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+			fprintf(stderr, "ktap-run: system: /bin/sh: %s\n", strerror(errno));
+			_exit(127);
+		}
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+}
+
 static void ctl_message(struct run *r, char *line)
 {
-	if (!strcmp(line, "exit")) {
+	const char *text;
+
+	if (!strcmp(line, KTAP_MSG_EXIT)) {
 		request_stop(r, "the script called exit()");
-	} else if (!strncmp(line, "error ", 6)) {
-		fprintf(stderr, "ERROR: %s\n", line + 6);
+	} else if ((text = ctl_word(line, KTAP_MSG_ERROR " "))) {
+		fprintf(stderr, "ERROR: %s\n", text);
 		r->status = 1;
 		r->errors++;
-	} else if (!strncmp(line, "warn ", 5)) {
-		fprintf(stderr, "WARNING: %s\n", line + 5);
-	} else if (!strncmp(line, "done", 4)) {
-		if (sscanf(line + 4, "%llu %llu", &r->dropped, &r->skipped) != 2)
+	} else if ((text = ctl_word(line, KTAP_MSG_WARN " "))) {
+		fprintf(stderr, "WARNING: %s\n", text);
+	} else if ((text = ctl_word(line, KTAP_MSG_SYSTEM " "))) {
+		fflush(stdout);
+		run_system((char *)text);
+	} else if ((text = ctl_word(line, KTAP_MSG_DONE))) {
+		if (sscanf(text, "%llu %llu", &r->dropped, &r->skipped) != 2)
 			err("bad control message '%s'", line);
 		r->state = DONE;
 	} else if (*line) {
@@ -877,6 +995,8 @@ static void run_loop(struct run *r, int sfd)
 		out_flush(&r->out);
 		if (r->out.broken)
 			request_stop(r, "the output is closed");
+		if (r->deadline && now_coarse() >= r->deadline)
+			request_stop(r, "the time limit (-T) is up");
 		if (r->state == STOPPING && now_coarse() - r->stop_time > DONE_TIMEOUT) {
 			err("no answer to stop after %.0f s, unloading anyway", DONE_TIMEOUT);
 			r->status = 1;
@@ -925,18 +1045,92 @@ static int open_output(struct output *o, const char *file)
 	return 0;
 }
 
+/* is our parent the one that started us for ktap (ktap, the guest
+ * agent)? Then its work for this run is the loader's too. */
+static bool parent_is_ktap(void)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)getppid());
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+	return !strcmp(comm, "ktap") || !strcmp(comm, "ktap-agent");
+}
+
+/* the module parameter naming the tgids it must not trace (uapi.h) */
+static int loader_param(char *buf, size_t size, const struct options *o)
+{
+	if (o->trace_loader)
+		return 0;
+	if (parent_is_ktap())
+		return snprintf(buf, size, KTAP_PARAM_LOADER "=%d,%d ",
+				(int)getpid(), (int)getppid());
+	return snprintf(buf, size, KTAP_PARAM_LOADER "=%d ", (int)getpid());
+}
+
+/*
+ * "start" arms every probe before it returns, minutes for thousands of
+ * kprobes in the TCG guest. Our stop signals are blocked (read through
+ * the signalfd), which would keep the module from seeing them: during
+ * the write they are unblocked, with a handler that only notes them and
+ * no SA_RESTART, so that the module stops arming (and the write fails
+ * with EINTR) within a batch of probes.
+ */
+static volatile sig_atomic_t start_signal;
+
+static void note_start_signal(int sig)
+{
+	start_signal = sig;
+}
+
+static int start_script(struct channels *ch, const sigset_t *stops)
+{
+	struct sigaction sa = { .sa_handler = note_start_signal }, old[3];
+	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
+	int ret, e;
+
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < 3; i++)
+		sigaction(sigs[i], &sa, &old[i]);
+	/* our ctl holds the run: if we die, the module disarms at once */
+	if (ctl_write(ch, KTAP_CMD_HOLD) < 0)
+		return -1;
+	sigprocmask(SIG_UNBLOCK, stops, NULL);
+	ret = start_signal ? (errno = EINTR, -1) : ctl_write(ch, KTAP_CMD_START);
+	e = errno;
+	sigprocmask(SIG_BLOCK, stops, NULL);
+	for (int i = 0; i < 3; i++)
+		sigaction(sigs[i], &old[i], NULL);
+	errno = e;
+	return ret;
+}
+
 /* load, start, run, stop; the module is unloaded on every path */
 static int run_module(struct run *r, int sfd)
 {
 	struct options *o = r->opt;
-	char params[128] = "";
+	char params[256 + sizeof(o->globals)] = "";
+	time_t now_s = time(NULL);
+	struct tm tm;
 	double t;
 	int n = 0;
 
+	n += loader_param(params, sizeof(params), o);
 	if (o->target)
-		n += snprintf(params + n, sizeof(params) - n, "ktap_target=%ld ", o->target);
+		n += snprintf(params + n, sizeof(params) - n, KTAP_PARAM_TARGET "=%ld ", o->target);
 	if (o->buf_mb)
-		snprintf(params + n, sizeof(params) - n, "ktap_bufsize=%ld", o->buf_mb << 20);
+		n += snprintf(params + n, sizeof(params) - n, KTAP_PARAM_BUFSIZE "=%ld ", o->buf_mb << 20);
+	n += snprintf(params + n, sizeof(params) - n, "%s", o->globals);
+	/* the local time zone, for tz_ctime() and friends: the kernel has none */
+	if (localtime_r(&now_s, &tm) && tm.tm_zone && !strpbrk(tm.tm_zone, " \"="))
+		snprintf(params + n, sizeof(params) - n, KTAP_PARAM_TZ_GMTOFF "=%ld " KTAP_PARAM_TZ_NAME "=%.15s",
+			 -(long)tm.tm_gmtoff, tm.tm_zone);
 	t = now();
 	n = load_module(o->module, params);
 	if (n == -2) {
@@ -956,9 +1150,24 @@ static int run_module(struct run *r, int sfd)
 	r->ch.ctl = -1;
 	if (open_channels(&r->ch, o->name) == 0) {
 		t = now();
-		if (ctl_write(&r->ch, "start") == 0) {
+		n = start_script(&r->ch, &r->stops);
+		if (n < 0 && errno == EINTR && start_signal) {
+			/* the module disarmed; "stop" gets its "done" */
+			struct timespec up;
+
+			/* on the clock of /proc/uptime, for who sent the signal */
+			clock_gettime(CLOCK_BOOTTIME, &up);
+			info("arming stopped, probes disarmed at uptime %.3f",
+			     up.tv_sec + up.tv_nsec / 1e9);
+			request_stop(r, strsignal(start_signal));
+			run_loop(r, sfd);
+		} else if (n == 0) {
 			info("started in %.0f ms", (now() - t) * 1e3);
+			if (o->seconds)
+				r->deadline = now_coarse() + o->seconds;
 			command_release(&r->cmd, true);
+			if (start_signal)
+				request_stop(r, strsignal(start_signal));
 			run_loop(r, sfd);
 		} else {
 			int e = errno;
@@ -990,7 +1199,7 @@ int main(int argc, char **argv)
 	int sfd, status;
 
 	parse_options(argc, argv, &opt);
-	if (module_loaded(opt.name)) {
+	if (module_loaded(opt.name) && !remove_stale_module(opt.name)) {
 		err("a module named %s is already loaded (another ktap-run?); "
 		    "unload it with: rmmod %s", opt.name, opt.name);
 		return 1;
@@ -1009,6 +1218,8 @@ int main(int argc, char **argv)
 	sigaddset(&sigs, SIGHUP);
 	sigaddset(&sigs, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
+	r.stops = sigs;
+	sigdelset(&r.stops, SIGCHLD);
 	sfd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (sfd < 0) {
 		err("signalfd: %s", strerror(errno));
@@ -1021,6 +1232,13 @@ int main(int argc, char **argv)
 
 	status = run_module(&r, sfd);
 	command_end(&r.cmd);
+	if (command_not_run(&r.cmd)) {
+		err("the command could not be run (exit status %d: %s): %s",
+		    WEXITSTATUS(r.cmd.status),
+		    WEXITSTATUS(r.cmd.status) == 127 ? "not found" : "not executable",
+		    opt.command);
+		status = 1;
+	}
 	if (r.out.fd > 2 && close(r.out.fd) < 0) {
 		err("cannot write %s: %s", opt.out_file, strerror(errno));
 		status = 1;

@@ -46,7 +46,9 @@ KTAP_API_FN(int64_t, ktap_read_kernel_long, (struct ktap_context *c, unsigned lo
 /* target variables (target.h) */
 KTAP_API_FN(unsigned long, ktap_reg, (struct ktap_context *c, int dwarf_regno), (c, dwarf_regno))
 KTAP_API_FN(unsigned long, ktap_kread, (struct ktap_context *c, unsigned long addr, int size), (c, addr, size))
+KTAP_API_FN(unsigned long, ktap_uread, (struct ktap_context *c, unsigned long addr, int size), (c, addr, size))
 KTAP_API_FN(size_t, ktap_tgt_kstring, (struct ktap_context *c, char *dst, size_t n, unsigned long addr, unsigned long max), (c, dst, n, addr, max))
+KTAP_API_FN(size_t, ktap_tgt_ustring, (struct ktap_context *c, char *dst, size_t n, unsigned long addr, unsigned long max), (c, dst, n, addr, max))
 /* arrays (map.h) */
 KTAP_API_FN(struct ktap_map *, ktap_map_new, (const struct ktap_map_desc *d), (d))
 KTAP_API_FN(void, ktap_map_free, (struct ktap_map *m), (m))
@@ -75,6 +77,10 @@ KTAP_API_FN(int64_t, ktap_stat_variance, (const struct ktap_stat_agg *a), (a))
 KTAP_API_FN(int64_t, ktap_stat_bucket, (const struct ktap_stat_agg *a, const struct ktap_hist_desc *h, int64_t index), (a, h, index))
 KTAP_API_FN(int64_t, ktap_hist_nbuckets, (const struct ktap_hist_desc *h), (h))
 KTAP_API_FN(void, ktap_print_hist, (struct ktap_context *c, const struct ktap_stat_agg *a, const struct ktap_hist_desc *h), (c, a, h))
+/* procfs probes' $value (procfs.h) */
+KTAP_API_FN(void, ktap_procfs_get, (struct ktap_context *c, char *dst), (c, dst))
+KTAP_API_FN(void, ktap_procfs_set, (struct ktap_context *c, const char *v), (c, v))
+KTAP_API_FN(void, ktap_procfs_append, (struct ktap_context *c, const char *v), (c, v))
 /* tracepoint probes (module.h) */
 KTAP_API_FN(void, ktap_tracepoint_hit, (void *slot, const unsigned long *args), (slot, args))
 KTAP_API_FN(void, ktap_tracepoint_hit_index, (int i, const unsigned long *args), (i, args))
@@ -86,6 +92,7 @@ KTAP_API_CTX(const struct ktap_probe *, probe)
 KTAP_API_CTX(const char *, pp)
 KTAP_API_CTX(int64_t, retval)
 KTAP_API_CTX(const char *, error)
+KTAP_API_CTX(const char *, error_site)
 /* hot.h's, inline in the light unit */
 KTAP_API_CTX(unsigned long, actions)
 KTAP_API_CTX(int, nesting)
@@ -102,7 +109,7 @@ KTAP_API_CTX(size_t, print_len)
 
 #ifdef KTAP_API_SIZE
 KTAP_API_SIZE(context, sizeof(struct ktap_context))
-KTAP_API_SIZE(rwlock, sizeof(rwlock_t))
+KTAP_API_SIZE(rwlock, sizeof(ktap_rwlock_t))
 KTAP_API_SIZE(max_keys, KTAP_MAX_KEYS)
 KTAP_API_SIZE(task_comm, offsetof(struct task_struct, comm))
 KTAP_API_SIZE(task_comm_len, TASK_COMM_LEN)

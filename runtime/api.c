@@ -51,6 +51,30 @@ KTAP_API_SAME(ktap_probe_api, ktap_probe, tracepoint);
 KTAP_API_SAME(ktap_probe_api, ktap_probe, tp_func);
 KTAP_API_SAME(ktap_probe_api, ktap_probe, entry);
 KTAP_API_SAME(ktap_probe_api, ktap_probe, entry_size);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, priority);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, randomize_ns);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, procfs_name);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, procfs_mode);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, procfs_maxsize);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, path);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, ref_ctr_offset);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, pid);
+KTAP_API_SAME(ktap_usym_api, ktap_usym, offset);
+KTAP_API_SAME(ktap_usym_api, ktap_usym, size);
+KTAP_API_SAME(ktap_usym_api, ktap_usym, name);
+KTAP_API_SAME(ktap_usym_file_api, ktap_usym_file, path);
+KTAP_API_SAME(ktap_usym_file_api, ktap_usym_file, syms);
+KTAP_API_SAME(ktap_usym_file_api, ktap_usym_file, nsyms);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, address);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, perf_type);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, perf_config);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, perf_sample);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, perf_freq);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, nf_hook);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, nf_pf);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, nf_priority);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, bp_len);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, bp_type);
 static_assert(sizeof(struct ktap_probe_api) == sizeof(struct ktap_probe));
 KTAP_API_SAME(ktap_lock_use_api, ktap_lock_use, rw);
 KTAP_API_SAME(ktap_lock_use_api, ktap_lock_use, cpu);
@@ -58,7 +82,12 @@ KTAP_API_SAME(ktap_lock_use_api, ktap_lock_use, mode);
 static_assert(sizeof(struct ktap_lock_use_api) == sizeof(struct ktap_lock_use));
 static_assert((int)KTAP_API_PROBE_TRACEPOINT == (int)KTAP_PROBE_TRACEPOINT &&
 	      (int)KTAP_API_PROBE_KRETPROBE == (int)KTAP_PROBE_KRETPROBE &&
-	      (int)KTAP_API_PROBE_BEGIN == (int)KTAP_PROBE_BEGIN);
+	      (int)KTAP_API_PROBE_BEGIN == (int)KTAP_PROBE_BEGIN &&
+	      (int)KTAP_API_PROBE_NEVER == (int)KTAP_PROBE_NEVER &&
+	      (int)KTAP_API_PROBE_PROCFS_WRITE == (int)KTAP_PROBE_PROCFS_WRITE &&
+	      (int)KTAP_API_PROBE_PERF == (int)KTAP_PROBE_PERF &&
+	      (int)KTAP_API_PROBE_NETFILTER == (int)KTAP_PROBE_NETFILTER &&
+	      (int)KTAP_API_PROBE_HWBKPT == (int)KTAP_PROBE_HWBKPT);
 static_assert((int)KTAP_API_LOCK_ALL_CPUS == (int)KTAP_LOCK_ALL_CPUS &&
 	      (int)KTAP_API_LOCK_READ == (int)KTAP_LOCK_READ);
 
@@ -198,7 +227,7 @@ size_t ktapx_ktap_tgt_printf(char *dst, size_t n, const char *fmt, ...)
  */
 static int ktap_api_check(void)
 {
-	static const rwlock_t rw = __RW_LOCK_UNLOCKED(rw);
+	static const ktap_rwlock_t rw = KTAP_RWLOCK_UNLOCKED(rw);
 
 	if (memchr_inv(&rw, 0, sizeof(rw))) {
 		pr_err("%s: unlocked locks are not zero on this kernel\n", KTAP_MODULE_NAME);

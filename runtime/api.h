@@ -62,10 +62,10 @@
 /* opaque storage of the size the kernel's lock types have on this tree */
 typedef struct {
 	unsigned char bytes[KTAP_API_SIZE_rwlock];
-} __attribute__((__aligned__(sizeof(long)))) rwlock_t;
+} __attribute__((__aligned__(sizeof(long)))) ktap_rwlock_t;
 
 /* unlocked is all zero bytes; api.c checks that at module load */
-#define DEFINE_RWLOCK(name) rwlock_t name = { { 0 } }
+#define KTAP_DEFINE_RWLOCK(name) ktap_rwlock_t name = { { 0 } }
 #define DEFINE_PER_CPU(type, name) \
 	__attribute__((__section__(".data..percpu"))) __typeof__(type) name
 
@@ -111,6 +111,17 @@ enum ktap_probe_kind_api {
 	KTAP_API_PROBE_KPROBE,
 	KTAP_API_PROBE_KRETPROBE,
 	KTAP_API_PROBE_TRACEPOINT,
+	KTAP_API_PROBE_ERROR,
+	KTAP_API_PROBE_NEVER,
+	KTAP_API_PROBE_PROCFS_READ,
+	KTAP_API_PROBE_PROCFS_WRITE,
+	KTAP_API_PROBE_UPROBE,
+	KTAP_API_PROBE_URETPROBE,
+	KTAP_API_PROBE_PROC_BEGIN,
+	KTAP_API_PROBE_PROC_END,
+	KTAP_API_PROBE_PERF,
+	KTAP_API_PROBE_NETFILTER,
+	KTAP_API_PROBE_HWBKPT,
 };
 
 struct ktap_probe_api {
@@ -126,6 +137,24 @@ struct ktap_probe_api {
 	void *tp_func;
 	void (*entry)(struct ktap_context *c);
 	size_t entry_size;
+	s64 priority;
+	u64 randomize_ns;
+	const char *procfs_name;
+	unsigned int procfs_mode;
+	size_t procfs_maxsize;
+	const char *path;
+	unsigned long ref_ctr_offset;
+	pid_t pid;
+	unsigned long address;
+	u32 perf_type;
+	u64 perf_config;
+	u64 perf_sample;
+	bool perf_freq;
+	int nf_hook;
+	int nf_pf;
+	int nf_priority;
+	int bp_len;
+	int bp_type;
 };
 
 enum ktap_lock_mode_api {
@@ -137,7 +166,7 @@ enum ktap_lock_mode_api {
 
 struct ktap_lock_use_api {
 	union {
-		rwlock_t *rw;
+		ktap_rwlock_t *rw;
 		ktap_cpulock_t __percpu *cpu;
 	};
 	enum ktap_lock_mode_api mode;
@@ -198,8 +227,22 @@ struct ktap_stat_agg_api {
 	int64_t buckets[KTAP_HIST_MAX_BUCKETS];
 };
 
+struct ktap_usym_api {
+	unsigned long offset;
+	unsigned long size;
+	const char *name;
+};
+
+struct ktap_usym_file_api {
+	const char *path;
+	const struct ktap_usym_api *syms;
+	unsigned int nsyms;
+};
+
 #ifndef KTAP_API_EXPORT
 /* in the light unit, the declarations above are the runtime's types */
+#define ktap_usym ktap_usym_api
+#define ktap_usym_file ktap_usym_file_api
 #define ktap_probe ktap_probe_api
 #define ktap_lock_use ktap_lock_use_api
 #define ktap_key ktap_key_api
@@ -225,6 +268,17 @@ struct ktap_stat_agg_api {
 #define KTAP_PROBE_KPROBE KTAP_API_PROBE_KPROBE
 #define KTAP_PROBE_KRETPROBE KTAP_API_PROBE_KRETPROBE
 #define KTAP_PROBE_TRACEPOINT KTAP_API_PROBE_TRACEPOINT
+#define KTAP_PROBE_ERROR KTAP_API_PROBE_ERROR
+#define KTAP_PROBE_NEVER KTAP_API_PROBE_NEVER
+#define KTAP_PROBE_PROCFS_READ KTAP_API_PROBE_PROCFS_READ
+#define KTAP_PROBE_PROCFS_WRITE KTAP_API_PROBE_PROCFS_WRITE
+#define KTAP_PROBE_UPROBE KTAP_API_PROBE_UPROBE
+#define KTAP_PROBE_URETPROBE KTAP_API_PROBE_URETPROBE
+#define KTAP_PROBE_PROC_BEGIN KTAP_API_PROBE_PROC_BEGIN
+#define KTAP_PROBE_PROC_END KTAP_API_PROBE_PROC_END
+#define KTAP_PROBE_PERF KTAP_API_PROBE_PERF
+#define KTAP_PROBE_NETFILTER KTAP_API_PROBE_NETFILTER
+#define KTAP_PROBE_HWBKPT KTAP_API_PROBE_HWBKPT
 #define KTAP_LOCK_READ KTAP_API_LOCK_READ
 #define KTAP_LOCK_WRITE KTAP_API_LOCK_WRITE
 #define KTAP_LOCK_THIS_CPU KTAP_API_LOCK_THIS_CPU

@@ -38,6 +38,8 @@ enum ktap_state {
 static int ktap_state = KTAP_STATE_LOADED;
 static atomic_t ktap_exit_requested = ATOMIC_INIT(0);
 static atomic_t ktap_nr_errors = ATOMIC_INIT(0);
+/* the stop was caused by errors: error probes run instead of end probes */
+static atomic_t ktap_ended_by_error = ATOMIC_INIT(0);
 
 static long ktap_target;
 module_param(ktap_target, long, 0444);
@@ -50,6 +52,19 @@ MODULE_PARM_DESC(ktap_target, "pid returned by target()");
  * @KTAP_PROBE_TIMER: hrtimer every @period_ns
  * @KTAP_PROBE_KPROBE: kprobe on @symbol + @offset
  * @KTAP_PROBE_KRETPROBE: kretprobe on @symbol (function return)
+ * @KTAP_PROBE_TRACEPOINT: kernel tracepoint @tracepoint
+ * @KTAP_PROBE_ERROR: runs once at "stop" instead of the end probes when
+ *	the script ends because of an error
+ * @KTAP_PROBE_NEVER: never runs (the 'never' probe point)
+ * @KTAP_PROBE_PROCFS_READ: a read of /proc/ktap/MODULE/@procfs_name
+ * @KTAP_PROBE_PROCFS_WRITE: a write of it (procfs.h)
+ * @KTAP_PROBE_UPROBE: uprobe on the file @path at @offset (uprobes.h)
+ * @KTAP_PROBE_URETPROBE: uretprobe there (a user function's return)
+ * @KTAP_PROBE_PROC_BEGIN: a process execs (@path's program; @pid), uprobes.h
+ * @KTAP_PROBE_PROC_END: a process ends
+ * @KTAP_PROBE_PERF: a perf event's overflow, on every CPU (perf.h)
+ * @KTAP_PROBE_NETFILTER: a netfilter hook function (netfilter.h)
+ * @KTAP_PROBE_HWBKPT: a hardware watchpoint on every CPU (hwbkpt.h)
  */
 enum ktap_probe_kind {
 	KTAP_PROBE_BEGIN,
@@ -58,6 +73,17 @@ enum ktap_probe_kind {
 	KTAP_PROBE_KPROBE,
 	KTAP_PROBE_KRETPROBE,
 	KTAP_PROBE_TRACEPOINT,
+	KTAP_PROBE_ERROR,
+	KTAP_PROBE_NEVER,
+	KTAP_PROBE_PROCFS_READ,
+	KTAP_PROBE_PROCFS_WRITE,
+	KTAP_PROBE_UPROBE,
+	KTAP_PROBE_URETPROBE,
+	KTAP_PROBE_PROC_BEGIN,
+	KTAP_PROBE_PROC_END,
+	KTAP_PROBE_PERF,
+	KTAP_PROBE_NETFILTER,
+	KTAP_PROBE_HWBKPT,
 };
 
 struct ktap_context;
@@ -77,6 +103,27 @@ struct ktap_context;
  * @entry: kretprobe: saves the @entry() values at the function's entry
  *	into c->tp_args (kretprobe instance data), or NULL
  * @entry_size: bytes of instance data @entry needs
+ * @priority: begin/end/error: the sequence number, lowest runs first
+ * @randomize_ns: timer: each period is @period_ns +- a random amount up
+ *	to this (timer.ms(N).randomize(M))
+ * @procfs_name: procfs: the file's name in /proc/ktap/MODULE (procfs.h)
+ * @procfs_mode: procfs: the permission bits this probe gives the file
+ * @procfs_maxsize: procfs .read: bytes a read returns, 0 for MAXSTRINGLEN
+ * @path: uprobe/uretprobe: the probed file (@offset: the byte in it;
+ *	@symbol: its function, for probefunc())
+ * @ref_ctr_offset: uprobe: an SDT marker's semaphore, its file offset (0: none)
+ * @pid: process.begin/.end: only this process (0: any)
+ * @address: kprobe: an absolute address instead of @symbol (guru mode)
+ * @perf_type: perf: perf_event_attr.type (perf.h)
+ * @perf_config: perf: perf_event_attr.config
+ * @perf_sample: perf: run the probe every this many events, or
+ * @perf_freq: ... this many times a second
+ * @nf_hook: netfilter: the hook number (NF_INET_LOCAL_IN, ...)
+ * @nf_pf: netfilter: the protocol family (NFPROTO_IPV4, ...)
+ * @nf_priority: netfilter: the hook's priority
+ * @bp_len: kernel.data: bytes watched at @address (@symbol: the symbol
+ *	that must be there)
+ * @bp_type: kernel.data: HW_BREAKPOINT_W or HW_BREAKPOINT_RW
  */
 struct ktap_probe {
 	enum ktap_probe_kind kind;
@@ -91,6 +138,24 @@ struct ktap_probe {
 	void *tp_func;
 	void (*entry)(struct ktap_context *c);
 	size_t entry_size;
+	s64 priority;
+	u64 randomize_ns;
+	const char *procfs_name;
+	unsigned int procfs_mode;
+	size_t procfs_maxsize;
+	const char *path;
+	unsigned long ref_ctr_offset;
+	pid_t pid;
+	unsigned long address;
+	u32 perf_type;
+	u64 perf_config;
+	u64 perf_sample;
+	bool perf_freq;
+	int nf_hook;
+	int nf_pf;
+	int nf_priority;
+	int bp_len;
+	int bp_type;
 };
 
 /*
@@ -102,6 +167,10 @@ struct ktap_probe {
  */
 #ifdef KTAP_PREBUILT
 void ktap_run_handler(const struct ktap_probe *probe, struct ktap_context *c);
+/* the light unit linked with the prebuilt object defines the table */
+extern const struct ktap_probe ktap_probes[];
+extern const unsigned int ktap_nr_probes;
+#define KTAP_NR_PROBES ktap_nr_probes
 #else
 static void ktap_run_handler(const struct ktap_probe *probe,
 			     struct ktap_context *c);
@@ -119,6 +188,8 @@ static void ktap_run_handler(const struct ktap_probe *probe,
  * @actions: statements executed (KTAP_ACTION())
  * @nesting: depth of function calls (ktap_nest_enter())
  * @error: NULL, or the first error of this hit ("<msg> near <loc>")
+ * @error_site: NULL, or "near f() at FILE:L:C": the script's call through
+ *	which @error came, reported with an @error that names no place
  * @frame: this CPU's frame arena, KTAP_FRAME_SIZE bytes
  * @frame_used: bytes of @frame in use
  * @print_buf: this CPU's print buffer: a record header, then output
@@ -144,6 +215,7 @@ struct ktap_context {
 	unsigned long actions;
 	int nesting;
 	const char *error;
+	const char *error_site;
 	char *frame;
 	size_t frame_used;
 	char *print_buf;
@@ -199,6 +271,22 @@ static DEFINE_PER_CPU(struct ktap_overload, ktap_overload);
 /* print.h: write this CPU's print buffer out as one record. */
 static inline void ktap_print_flush(struct ktap_context *c);
 
+/*
+ * The process that loads the module (ktap-run; SystemTap's stapio): its
+ * pid, pid namespace, user namespace and uid, taken when the module
+ * initializes in its context, for stp_pid(), the ns_*() functions and
+ * is_myproc() (tapsets/context.stp).
+ */
+static struct pid *ktap_loader_pid;
+static struct user_namespace *ktap_loader_user_ns;
+static kuid_t ktap_loader_uid;
+
+/* the pid namespace of ktap-run, which loaded the module */
+static inline __maybe_unused struct pid_namespace *ktap_loader_pid_ns(void)
+{
+	return ns_of_pid(ktap_loader_pid);
+}
+
 /**
  * ktap_context_init() - allocate the per-CPU contexts and their buffers
  *
@@ -208,6 +296,9 @@ static int ktap_context_init(void)
 {
 	int cpu;
 
+	ktap_loader_pid = get_pid(task_tgid(current));
+	ktap_loader_user_ns = get_user_ns(current_user_ns());
+	ktap_loader_uid = current_uid();
 	ktap_contexts = alloc_percpu(struct ktap_context);
 	if (!ktap_contexts)
 		return -ENOMEM;
@@ -235,6 +326,11 @@ static void ktap_context_exit(void)
 {
 	int cpu;
 
+	put_pid(ktap_loader_pid);
+	ktap_loader_pid = NULL;
+	if (ktap_loader_user_ns)
+		put_user_ns(ktap_loader_user_ns);
+	ktap_loader_user_ns = NULL;
 	if (!ktap_contexts)
 		return;
 	for_each_possible_cpu(cpu)
@@ -261,44 +357,72 @@ static inline bool ktap_probe_allowed(const struct ktap_probe *probe)
 		return state == KTAP_STATE_STARTING &&
 		       !atomic_read(&ktap_exit_requested);
 	case KTAP_PROBE_END:
+	case KTAP_PROBE_ERROR:
 		return state == KTAP_STATE_STOPPING;
+	case KTAP_PROBE_NEVER:
+		return false;
 	default:
 		return state == KTAP_STATE_RUNNING &&
 		       !atomic_read(&ktap_exit_requested);
 	}
 }
 
-/* the tgid of ktap-run, which started the script (0 before "start") */
-static pid_t ktap_loader_tgid;
+/* the tgids of ktap-run and of the guest agent that started it */
+static int ktap_loader[KTAP_MAX_LOADERS];
+static int ktap_nr_loaders;
+module_param_array(ktap_loader, int, &ktap_nr_loaders, 0444);
+MODULE_PARM_DESC(ktap_loader, "tgids whose own work is not traced (the loader)");
 
 /**
- * ktap_from_loader() - did a kprobe fire in ktap-run itself?
+ * ktap_from_loader() - did a probe fire in ktap-run (or its agent) itself?
  * @probe: the probe that fired
  *
- * ktap-run reads the relay and control files and writes the output: a
- * probe on those paths that prints would feed itself without end. Its
- * hits are ignored (not counted as skipped). Timers and other interrupt
- * context hits are never ignored: current is whoever was interrupted.
+ * ktap-run reads the relay and control files and writes the output, the
+ * guest agent carries it to the host: a probe on those paths (a kprobe
+ * on vfs_read, syscall.read, a tracepoint on the writes) that prints
+ * would feed itself without end, and counts the tracer as the workload.
+ * Their hits are ignored (not counted as skipped), for every family but
+ * begin, end, error and timers: those do not fire from what the loader
+ * does (end and error run in the loader's own "stop").
+ * Interrupt context hits are never ignored either: current is whoever
+ * was interrupted. ktap-run gives no tgids with --trace-loader.
  *
  * Return: true if the hit must be ignored.
  */
 static inline bool ktap_from_loader(const struct ktap_probe *probe)
 {
-	if (probe->kind != KTAP_PROBE_KPROBE && probe->kind != KTAP_PROBE_KRETPROBE)
+	pid_t tgid;
+	int i;
+
+	if (likely(!ktap_nr_loaders) || probe->kind == KTAP_PROBE_BEGIN ||
+	    probe->kind == KTAP_PROBE_END || probe->kind == KTAP_PROBE_ERROR ||
+	    probe->kind == KTAP_PROBE_TIMER || in_interrupt())
 		return false;
-	return !in_interrupt() && current->tgid == READ_ONCE(ktap_loader_tgid);
+	tgid = current->tgid;
+	for (i = 0; i < ktap_nr_loaders; i++)
+		if (tgid == ktap_loader[i])
+			return true;
+	return false;
 }
 
 /**
  * ktap_overload_hit_start() - time this hit if it is the one sampled
+ * @probe: the probe that fired
  *
- * See struct ktap_overload. Preemption disabled.
+ * See struct ktap_overload. Preemption disabled. begin and end probes are
+ * not timed (as in SystemTap): they run once, so they cannot load the
+ * system the way a hot probe can, and a long one (a begin probe printing
+ * megabytes, on a vCPU the host does not always run) must not stop the
+ * script.
  */
-static inline void ktap_overload_hit_start(void)
+static inline void ktap_overload_hit_start(const struct ktap_probe *probe)
 {
 #ifndef KTAP_NO_OVERLOAD
 	struct ktap_overload *o = this_cpu_ptr(&ktap_overload);
 
+	if (unlikely(probe->kind == KTAP_PROBE_BEGIN || probe->kind == KTAP_PROBE_END ||
+		     probe->kind == KTAP_PROBE_ERROR))
+		return;
 	if (likely(o->countdown > 1)) {
 		o->countdown--;
 		return;
@@ -328,10 +452,11 @@ ktap_enter(const struct ktap_probe *probe, struct pt_regs *regs)
 	 * int3-based kprobe handler (probes off a function's first
 	 * instruction): one NMI level in a kprobe is that int3, not an NMI,
 	 * and the busy claim below still keeps it out of the runtime's own
-	 * critical sections. Deeper nesting is a real NMI: skipped.
+	 * critical sections. Deeper nesting is a real NMI: skipped. A
+	 * watchpoint's kernel #DB is entered the same way.
 	 */
 	if (unlikely(in_nmi()) &&
-	    !(probe->kind == KTAP_PROBE_KPROBE &&
+	    !((probe->kind == KTAP_PROBE_KPROBE || probe->kind == KTAP_PROBE_HWBKPT) &&
 	      (preempt_count() & NMI_MASK) == NMI_OFFSET)) {
 		ktap_count_skipped();
 		return NULL;
@@ -341,7 +466,7 @@ ktap_enter(const struct ktap_probe *probe, struct pt_regs *regs)
 		return NULL;
 
 	c = this_cpu_ptr(ktap_contexts);
-	ktap_overload_hit_start();
+	ktap_overload_hit_start(probe);
 	c->regs = regs;
 	c->probe = probe;
 	c->pp = probe->pp;
@@ -349,6 +474,7 @@ ktap_enter(const struct ktap_probe *probe, struct pt_regs *regs)
 	c->actions = 0;
 	c->nesting = 0;
 	c->error = NULL;
+	c->error_site = NULL;
 	c->frame_used = 0;
 	c->print_len = 0;
 	c->re_ngroups = 0;
@@ -370,7 +496,7 @@ static __maybe_unused void ktap_request_exit(struct ktap_context *c)
 	if (atomic_cmpxchg(&ktap_exit_requested, 0, 1))
 		return;
 	if (READ_ONCE(ktap_state) < KTAP_STATE_STOPPING)
-		__ktap_ctl_send(KTAP_CTL_EXIT, "exit");
+		__ktap_ctl_send(KTAP_CTL_EXIT, KTAP_MSG_EXIT);
 }
 
 /**
@@ -381,9 +507,14 @@ static __maybe_unused void ktap_request_exit(struct ktap_context *c)
  */
 static void ktap_report_error(struct ktap_context *c)
 {
-	ktap_ctl_send("error %s", c->error);
-	if (atomic_inc_return(&ktap_nr_errors) > MAXERRORS)
+	if (c->error_site && !strstr(c->error, " near "))
+		ktap_ctl_send(KTAP_MSG_ERROR " %s %s", c->error, c->error_site);
+	else
+		ktap_ctl_send(KTAP_MSG_ERROR " %s", c->error);
+	if (atomic_inc_return(&ktap_nr_errors) > MAXERRORS) {
+		atomic_set(&ktap_ended_by_error, 1);
 		ktap_request_exit(c);
+	}
 }
 
 static atomic_t ktap_limit_reported = ATOMIC_INIT(0);
@@ -404,7 +535,8 @@ static void ktap_stop_for_limit(struct ktap_context *c, const char *msg)
 {
 	if (atomic_cmpxchg(&ktap_limit_reported, 0, 1))
 		return;
-	ktap_ctl_send("error %s", msg);
+	ktap_ctl_send(KTAP_MSG_ERROR " %s", msg);
+	atomic_set(&ktap_ended_by_error, 1);
 	ktap_request_exit(c);
 }
 
@@ -590,7 +722,7 @@ static __printf(3, 4) __maybe_unused void ktap_errorf(struct ktap_context *c,
 
 /*
  * A script global other than a statistic has an rwlock (static
- * DEFINE_RWLOCK(g_x_lock)): readers share it, writers have it alone.
+ * KTAP_DEFINE_RWLOCK(g_x_lock), kcompat.h): readers share it, writers have it alone.
  *
  * A statistic has one lock per CPU instead (static DEFINE_PER_CPU(
  * ktap_cpulock_t, g_x_lock)), so that <<< never shares a cache line with
@@ -632,7 +764,7 @@ enum ktap_lock_mode {
  */
 struct ktap_lock_use {
 	union {
-		rwlock_t *rw;
+		ktap_rwlock_t *rw;
 		ktap_cpulock_t __percpu *cpu;
 	};
 	enum ktap_lock_mode mode;
@@ -645,12 +777,12 @@ struct ktap_lock_use {
  *
  * Return: true if taken.
  */
-static bool ktap_trylock_rw(rwlock_t *l, bool write)
+static bool ktap_trylock_rw(ktap_rwlock_t *l, bool write)
 {
 	int i;
 
 	for (i = 0; i < MAXTRYLOCK; i++) {
-		if (write ? write_trylock(l) : read_trylock(l))
+		if (write ? ktap_write_trylock(l) : ktap_read_trylock(l))
 			return true;
 		ndelay(KTAP_TRYLOCKDELAY_NS);
 	}
@@ -747,10 +879,10 @@ static inline void ktap_unlock(const struct ktap_lock_use *u)
 		ktap_unlock_cpus(u->cpu, nr_cpu_ids);
 		break;
 	case KTAP_LOCK_WRITE:
-		write_unlock(u->rw);
+		ktap_write_unlock(u->rw);
 		break;
 	default:
-		read_unlock(u->rw);
+		ktap_read_unlock(u->rw);
 	}
 }
 

@@ -153,4 +153,84 @@ static inline int64_t ktap_isinstr(const char *s, const char *sub)
 	return strstr(s, sub) != NULL;
 }
 
+/**
+ * ktap_escape_byte() - one byte as text_str() shows it
+ * @esc: at least 5 bytes
+ * @ch: the byte
+ *
+ * Printable ASCII stays itself, but for '"' and '\\'; the C escapes for
+ * \a \b \f \n \r \t \v; any other byte (a NUL, a control, one of
+ * 127 or above) three octal digits.
+ *
+ * Return: the length of the text in @esc (NUL-terminated).
+ */
+static __maybe_unused int ktap_escape_byte(char *esc, unsigned char ch)
+{
+	static const char named[] = "a\ab\bf\fn\nr\rt\tv\v\"\"\\\\";
+	const char *n;
+
+	for (n = named; *n; n += 2) {
+		if (n[1] == ch) {
+			esc[0] = '\\';
+			esc[1] = n[0];
+			esc[2] = '\0';
+			return 2;
+		}
+	}
+	if (ch >= 32 && ch < 127) {
+		esc[0] = ch;
+		esc[1] = '\0';
+		return 1;
+	}
+	return scnprintf(esc, 5, "\\%03o", ch);
+}
+
+/**
+ * ktap_text_escape() - bytes as C-escaped text (text_str(), string_quoted(),
+ *	user_string_quoted() and the buffer readers)
+ * @dst: MAXSTRINGLEN bytes
+ * @src: the bytes; a NUL among the first @len is escaped like any other
+ * @len: how many bytes of @src to show
+ * @outlen: the longest text to write; clamped to MAXSTRINGLEN - 1
+ * @quoted: put the text in double quotes, and "..." after the closing
+ *	one when it is cut short
+ * @more: @src goes on after @len bytes (so the text is cut short)
+ *
+ * What does not fit in @outlen is left out, never half an escape; quoted,
+ * the closing quote and "..." always fit.
+ */
+static __maybe_unused void ktap_text_escape(char *dst, const char *src, size_t len,
+					    int64_t outlen, bool quoted, bool more)
+{
+	size_t limit = clamp_t(int64_t, outlen, quoted ? 5 : 0, MAXSTRINGLEN - 1);
+	size_t out = 0, safe = 0, i;
+	char esc[5];
+	int k;
+
+	if (quoted)
+		dst[out++] = '"';
+	safe = out;
+	for (i = 0; i < len; i++) {
+		k = ktap_escape_byte(esc, src[i]);
+		if (out + k + quoted > limit) {
+			more = true;
+			break;
+		}
+		memcpy(dst + out, esc, k);
+		out += k;
+		/* the longest text after which '"...' still fits */
+		if (out + 4 <= limit)
+			safe = out;
+	}
+	if (quoted && more)
+		out = safe;
+	if (quoted)
+		dst[out++] = '"';
+	if (quoted && more) {
+		memcpy(dst + out, "...", 3);
+		out += 3;
+	}
+	dst[out] = '\0';
+}
+
 #endif /* _KTAP_KSTRING_H */

@@ -11,7 +11,8 @@
  *          the write, queues "error cannot probe <pp>: <ENAME>" and leaves
  *          the module STOPPED with everything disarmed.
  *   stop:  -> STOPPING (probes disarmed, in-flight handlers waited for, end
- *          probes run) -> STOPPED, then "done <dropped> <skipped>". Every
+ *          probes run, or error probes if errors stopped the script)
+ *          -> STOPPED, then "done <dropped> <skipped>". Every
  *          stop is answered by one "done", whatever the state.
  *
  * Unloading is safe in every state: whatever is armed is disarmed first.
@@ -22,11 +23,9 @@
 #ifdef KTAP_PREBUILT
 /*
  * Compiled once per tree into the prebuilt object (api.c): the light unit
- * linked with it defines the probe table and the globals' set-up.
+ * linked with it defines the probe table (context.h) and the globals'
+ * set-up.
  */
-extern const struct ktap_probe ktap_probes[];
-extern const unsigned int ktap_nr_probes;
-#define KTAP_NR_PROBES ktap_nr_probes
 int ktap_globals_init(void);
 void ktap_globals_exit(void);
 static int ktap_api_check(void);
@@ -43,6 +42,7 @@ static inline void ktap_globals_exit(void)
 #endif /* KTAP_PREBUILT */
 
 #include "ftrace.h"
+#include "uprobes.h"
 
 /**
  * struct ktap_slot - the attachment of one probe
@@ -63,6 +63,11 @@ struct ktap_slot {
 		struct ktap_timer timer;
 		struct ktap_timer __percpu *profile;
 		struct tracepoint *tp;
+		struct ktap_uprobe up;
+		struct ktap_procprobe *proc;
+		struct ktap_perf *perf;
+		struct ktap_nf *nf;
+		struct perf_event * __percpu *hwbkpt;
 	};
 };
 
@@ -273,7 +278,10 @@ static int ktap_kprobe_arm(struct ktap_slot *slot)
 	int ret;
 
 	memset(&slot->kp, 0, sizeof(slot->kp));
-	slot->kp.symbol_name = p->symbol;
+	if (p->address)
+		slot->kp.addr = (kprobe_opcode_t *)p->address;
+	else
+		slot->kp.symbol_name = p->symbol;
 	slot->kp.offset = p->offset;
 	slot->kp.pre_handler = ktap_kprobe_pre;
 	slot->kp.flags = KPROBE_FLAG_DISABLED;
@@ -323,6 +331,32 @@ static int ktap_arm(struct ktap_slot *slot)
 		break;
 	case KTAP_PROBE_TRACEPOINT:
 		ret = ktap_tracepoint_arm(slot);
+		break;
+	case KTAP_PROBE_PROCFS_READ:
+	case KTAP_PROBE_PROCFS_WRITE:
+		ret = ktap_procfs_arm(p, ktap_probes, KTAP_NR_PROBES);
+		break;
+	case KTAP_PROBE_UPROBE:
+	case KTAP_PROBE_URETPROBE:
+		ret = ktap_uprobe_arm(&slot->up, p);
+		break;
+	case KTAP_PROBE_PROC_BEGIN:
+	case KTAP_PROBE_PROC_END:
+		slot->proc = kzalloc(sizeof(*slot->proc), GFP_KERNEL);
+		ret = slot->proc ? ktap_proc_arm(slot->proc, p) : -ENOMEM;
+		if (ret) {
+			kfree(slot->proc);
+			slot->proc = NULL;
+		}
+		break;
+	case KTAP_PROBE_PERF:
+		ret = ktap_perf_start(&slot->perf, p);
+		break;
+	case KTAP_PROBE_NETFILTER:
+		ret = ktap_nf_start(&slot->nf, p);
+		break;
+	case KTAP_PROBE_HWBKPT:
+		ret = ktap_hwbkpt_start(&slot->hwbkpt, p);
 		break;
 	default:
 		return 0;
@@ -374,6 +408,15 @@ static void ktap_disarm_all(void)
 			else
 				unregister_kretprobe(&slot->rp);
 			break;
+		case KTAP_PROBE_PERF:
+			ktap_perf_stop(&slot->perf);
+			break;
+		case KTAP_PROBE_NETFILTER:
+			ktap_nf_stop(&slot->nf);
+			break;
+		case KTAP_PROBE_HWBKPT:
+			ktap_hwbkpt_stop(&slot->hwbkpt);
+			break;
 		case KTAP_PROBE_TRACEPOINT:
 			if (!slot->tp)
 				break;
@@ -381,12 +424,33 @@ static void ktap_disarm_all(void)
 						    slot);
 			ntp++;
 			break;
+		case KTAP_PROBE_UPROBE:
+		case KTAP_PROBE_URETPROBE:
+			ktap_uprobe_disarm(&slot->up);
+			break;
+		case KTAP_PROBE_PROC_BEGIN:
+		case KTAP_PROBE_PROC_END:
+			ktap_proc_disarm(slot->proc);
+			ntp++;
+			break;
 		default:
 			break;
 		}
 	}
+	ktap_procfs_remove();
 	if (ntp)
 		tracepoint_synchronize_unregister();
+	/* no process.begin/.end handler runs now: drop their inodes */
+	for (i = 0; i < KTAP_NR_PROBES; i++) {
+		struct ktap_slot *slot = &ktap_slots[i];
+
+		if ((slot->probe->kind == KTAP_PROBE_PROC_BEGIN ||
+		     slot->probe->kind == KTAP_PROBE_PROC_END) && slot->proc) {
+			ktap_proc_release(slot->proc);
+			kfree(slot->proc);
+			slot->proc = NULL;
+		}
+	}
 	if (nk)
 		unregister_kprobes(kps, nk);
 	if (nr)
@@ -407,25 +471,50 @@ static void ktap_quiesce(void)
 	synchronize_rcu();
 }
 
-/**
- * ktap_run_probes() - run every begin (or end) probe, in script order
- * @kind: KTAP_PROBE_BEGIN or KTAP_PROBE_END
- *
- * Process context; each handler runs with preemption disabled.
- */
-static void ktap_run_probes(enum ktap_probe_kind kind)
+/* the smallest priority of a @kind probe above @after (any if !@above) */
+static bool ktap_next_priority(enum ktap_probe_kind kind, bool above, s64 after,
+			       s64 *next)
 {
+	bool found = false;
 	int i;
 
 	for (i = 0; i < KTAP_NR_PROBES; i++) {
 		const struct ktap_probe *p = &ktap_probes[i];
 
-		if (p->kind != kind)
+		if (p->kind != kind || (above && p->priority <= after))
 			continue;
-		preempt_disable();
-		ktap_run_probe(p, NULL);
-		preempt_enable();
-		cond_resched();
+		if (!found || p->priority < *next)
+			*next = p->priority;
+		found = true;
+	}
+	return found;
+}
+
+/**
+ * ktap_run_probes() - run every begin (end, error) probe
+ * @kind: KTAP_PROBE_BEGIN, KTAP_PROBE_END or KTAP_PROBE_ERROR
+ *
+ * In increasing priority (begin(N)); those of one priority in script
+ * order. Process context; each handler runs with preemption disabled.
+ */
+static void ktap_run_probes(enum ktap_probe_kind kind)
+{
+	bool above = false;
+	s64 prio = 0;
+	int i;
+
+	while (ktap_next_priority(kind, above, prio, &prio)) {
+		above = true;
+		for (i = 0; i < KTAP_NR_PROBES; i++) {
+			const struct ktap_probe *p = &ktap_probes[i];
+
+			if (p->kind != kind || p->priority != prio)
+				continue;
+			preempt_disable();
+			ktap_run_probe(p, NULL);
+			preempt_enable();
+			cond_resched();
+		}
 	}
 }
 
@@ -477,7 +566,7 @@ static int ktap_start_failed(struct ktap_slot *slot, int err)
 {
 	char ename[32];
 
-	__ktap_ctl_send(KTAP_CTL_FINAL, "error cannot probe %s: %s",
+	__ktap_ctl_send(KTAP_CTL_FINAL, KTAP_MSG_ERROR " cannot probe %s: %s",
 			slot->probe->pp, ktap_errname(err, ename, sizeof(ename)));
 	WRITE_ONCE(ktap_state, KTAP_STATE_STOPPING);
 	ktap_quiesce();
@@ -512,11 +601,38 @@ static int ktap_arm_ftrace_sites(void)
 }
 
 /**
+ * ktap_start_interrupted() - a signal came while probes were being armed
+ * @armed: how many were
+ *
+ * The loader was told to stop (Ctrl-C) or killed: registering thousands
+ * of probes takes minutes, and neither may wait for it. What is armed is
+ * disarmed and the end probes run, as for "stop"; a later "stop" only
+ * answers "done".
+ *
+ * Return: -EINTR.
+ */
+static int ktap_start_interrupted(int armed)
+{
+	__ktap_ctl_send(KTAP_CTL_FINAL, KTAP_MSG_WARN " interrupted while arming "
+			"probes: %d of %d were armed", armed, (int)KTAP_NR_PROBES);
+	WRITE_ONCE(ktap_state, KTAP_STATE_STOPPING);
+	ktap_quiesce();
+	ktap_run_probes(KTAP_PROBE_END);
+	WRITE_ONCE(ktap_state, KTAP_STATE_STOPPED);
+	return -EINTR;
+}
+
+/**
  * ktap_cmd_start() - "start": run begin probes, then arm the others
  *
+ * Looks for a signal to the writer (and gives the CPU away) before each
+ * probe: registering one kprobe takes up to ~60 ms in the TCG guest, and
+ * a script may have thousands.
+ *
  * Return: 0 (also when a begin probe asked to exit, by exit() or an
- * error: then nothing is armed), -EBUSY if already started, or the errno
- * of a required probe that could not be armed.
+ * error: then nothing is armed), -EBUSY if already started, -EINTR if a
+ * signal stopped the arming, or the errno of a required probe that could
+ * not be armed.
  */
 static int ktap_cmd_start(void)
 {
@@ -524,9 +640,7 @@ static int ktap_cmd_start(void)
 
 	if (ktap_state != KTAP_STATE_LOADED)
 		return -EBUSY;
-	/* the loader writes "start": its own reads and writes of our files
-	 * must not feed kprobes that print (a vfs_read probe would) */
-	WRITE_ONCE(ktap_loader_tgid, current->tgid);
+	ktap_usyms_open(ktap_usym_files, ktap_nr_usym_files);
 	WRITE_ONCE(ktap_state, KTAP_STATE_STARTING);
 	ktap_run_probes(KTAP_PROBE_BEGIN);
 	WRITE_ONCE(ktap_state, KTAP_STATE_RUNNING);
@@ -536,11 +650,34 @@ static int ktap_cmd_start(void)
 
 		if (atomic_read(&ktap_exit_requested))
 			break;
+		if (signal_pending(current))
+			return ktap_start_interrupted(i);
+		cond_resched();
 		ret = ktap_arm(slot);
 		if (ret && !slot->probe->optional)
 			return ktap_start_failed(slot, ret);
 	}
 	return ktap_arm_ftrace_sites();
+}
+
+/**
+ * ktap_ctl_abandoned() - the ctl that held the run was closed before "stop"
+ *
+ * The loader died (SIGKILL, a crash): nothing will read the output or
+ * say "stop". Every probe is disarmed at once, so no hook stays live in
+ * the kernel; the module itself is removed by whoever reaps the loader
+ * (the guest agent, or the next ktap-run of the same module: its
+ * ktap_loader parameter names a process that is gone).
+ */
+static void ktap_ctl_abandoned(void)
+{
+	mutex_lock(&ktap_cmd_lock);
+	if (ktap_state != KTAP_STATE_LOADED && ktap_state != KTAP_STATE_STOPPED) {
+		WRITE_ONCE(ktap_state, KTAP_STATE_STOPPING);
+		ktap_quiesce();
+		WRITE_ONCE(ktap_state, KTAP_STATE_STOPPED);
+	}
+	mutex_unlock(&ktap_cmd_lock);
 }
 
 /**
@@ -557,14 +694,15 @@ static int ktap_cmd_stop(void)
 	} else if (ktap_state != KTAP_STATE_STOPPED) {
 		WRITE_ONCE(ktap_state, KTAP_STATE_STOPPING);
 		ktap_quiesce();
-		ktap_run_probes(KTAP_PROBE_END);
+		ktap_run_probes(atomic_read(&ktap_ended_by_error) ?
+				KTAP_PROBE_ERROR : KTAP_PROBE_END);
 		WRITE_ONCE(ktap_state, KTAP_STATE_STOPPED);
 	}
 	lost = ktap_ctl_take_lost();
 	if (lost)
 		__ktap_ctl_send(KTAP_CTL_FINAL,
-				"warn %lu control messages lost", lost);
-	__ktap_ctl_send(KTAP_CTL_FINAL, "done %lu %lu", ktap_sum_dropped(),
+				KTAP_MSG_WARN " %lu control messages lost", lost);
+	__ktap_ctl_send(KTAP_CTL_FINAL, KTAP_MSG_DONE " %lu %lu", ktap_sum_dropped(),
 			ktap_skipped_total());
 	return 0;
 }
@@ -583,9 +721,9 @@ static int ktap_ctl_command(const char *cmd)
 
 	if (mutex_lock_interruptible(&ktap_cmd_lock))
 		return -ERESTARTSYS;
-	if (!strcmp(cmd, "start"))
+	if (!strcmp(cmd, KTAP_CMD_START))
 		ret = ktap_cmd_start();
-	else if (!strcmp(cmd, "stop"))
+	else if (!strcmp(cmd, KTAP_CMD_STOP))
 		ret = ktap_cmd_stop();
 	else
 		ret = -EINVAL;
@@ -615,7 +753,7 @@ static int __init ktap_module_init(void)
 		ret = ret < 0 ? ret : -ENOMEM;
 		goto err_context;
 	}
-	ret = ktap_transport_init();
+	ret = ktap_transport_init(ktap_ctl_command, ktap_ctl_abandoned);
 	if (ret)
 		goto err_globals;
 	return 0;
@@ -637,6 +775,7 @@ static void __exit ktap_module_exit(void)
 {
 	WRITE_ONCE(ktap_state, KTAP_STATE_STOPPED);
 	ktap_quiesce();
+	ktap_usyms_close();
 	ktap_transport_exit();
 	ktap_globals_exit();
 	ktap_context_exit();

@@ -21,6 +21,10 @@
  *   target.h     target variables: registers, kernel reads by DWARF/BTF
  *   stack.h      backtraces (the kernel's unwinder) and symbol names
  *   time.h       timer probes, clocks
+ *   procfs.h     procfs probes: /proc/ktap/MODULE/NAME and their $value
+ *   perf.h       perf event probes: a kernel counter per CPU
+ *   netfilter.h  netfilter hook probes
+ *   hwbkpt.h     hardware watchpoint probes (kernel.data)
  *   module.h     (included last by the generated file) state machine,
  *                probe registration, module init/exit; it includes
  *   ftrace.h     function-entry kprobes hooked through one ftrace_ops
@@ -41,9 +45,11 @@
 #include <linux/tracepoint.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/namei.h>
 #include <linux/percpu.h>
 #include <linux/poll.h>
 #include <linux/ptrace.h>
+#include <linux/random.h>
 #include <linux/relay.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
@@ -52,9 +58,14 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/types.h>
+#include <linux/uprobes.h>
 #include <linux/uaccess.h>
+#include <linux/user_namespace.h>
+#include <linux/cred.h>
+#include <linux/pid_namespace.h>
 #include <linux/wait.h>
 #include <asm/irq_regs.h>
+#include <asm/vsyscall.h>
 
 #ifndef KTAP_MODULE_NAME
 #define KTAP_MODULE_NAME KBUILD_MODNAME
@@ -63,6 +74,7 @@
 /* what a light unit defines for the prebuilt object (api.h) */
 #define KTAP_UNIT_DEF static
 
+#include "kcompat.h"
 #include "limits.h"
 #include "transport.h"
 #include "context.h"
@@ -74,6 +86,11 @@
 #include "uaccess.h"
 #include "target.h"
 #include "stack.h"
+#include "usyms.h"
 #include "time.h"
+#include "procfs.h"
+#include "perf.h"
+#include "netfilter.h"
+#include "hwbkpt.h"
 
 #endif /* _KTAP_RUNTIME_H */

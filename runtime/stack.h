@@ -87,7 +87,8 @@ static __maybe_unused void ktap_probefunc(struct ktap_context *c, char *dst)
 	const struct ktap_probe *p = c->probe;
 
 	dst[0] = '\0';
-	if ((p->kind == KTAP_PROBE_KPROBE || p->kind == KTAP_PROBE_KRETPROBE) &&
+	if ((p->kind == KTAP_PROBE_KPROBE || p->kind == KTAP_PROBE_KRETPROBE ||
+	     p->kind == KTAP_PROBE_UPROBE || p->kind == KTAP_PROBE_URETPROBE) &&
 	    p->symbol) {
 		strscpy(dst, p->symbol,
 			min_t(size_t, strcspn(p->symbol, "+") + 1, MAXSTRINGLEN));
@@ -218,21 +219,23 @@ static __maybe_unused bool ktap_frame_line(struct ktap_out *o, unsigned long add
 }
 
 /**
- * ktap_stack_out() - the frames of a backtrace string into a sink
- * @o: the sink
+ * ktap_stack_parse() - the addresses of a backtrace string
  * @bt: hex addresses separated by spaces, as from ktap_backtrace()
- * @whole: as for ktap_frame_line()
+ * @entries: where the addresses go
+ * @max: room in @entries
  *
- * Words that are not numbers are skipped. With @whole, the first frame
- * that does not fit ends the output.
+ * Words that are not numbers are skipped.
+ *
+ * Return: the number of addresses, at most @max.
  */
-static __maybe_unused void ktap_stack_out(struct ktap_out *o, const char *bt, bool whole)
+static __maybe_unused unsigned int ktap_stack_parse(const char *bt,
+				     unsigned long *entries, unsigned int max)
 {
+	unsigned int n = 0;
 	char word[24];
-	unsigned long addr;
 	size_t k;
 
-	for (;;) {
+	while (n < max) {
 		bt = skip_spaces(bt);
 		k = strcspn(bt, " \t\n");
 		if (!k)
@@ -240,11 +243,89 @@ static __maybe_unused void ktap_stack_out(struct ktap_out *o, const char *bt, bo
 		if (k < sizeof(word)) {
 			memcpy(word, bt, k);
 			word[k] = '\0';
-			if (!kstrtoul(word, 0, &addr) &&
-			    !ktap_frame_line(o, addr, whole))
-				return;
+			if (!kstrtoul(word, 0, &entries[n]))
+				n++;
 		}
 		bt += k;
+	}
+	return n;
+}
+
+/**
+ * ktap_stack_out() - the frames of a backtrace string into a sink
+ * @o: the sink
+ * @bt: hex addresses separated by spaces, as from ktap_backtrace()
+ * @whole: as for ktap_frame_line()
+ *
+ * With @whole, the first frame that does not fit ends the output.
+ */
+static __maybe_unused void ktap_stack_out(struct ktap_out *o, const char *bt, bool whole)
+{
+	unsigned long *entries = *this_cpu_ptr(&ktap_stack_buf);
+	unsigned int n = ktap_stack_parse(bt, entries, KTAP_MAXBACKTRACE), i;
+
+	for (i = 0; i < n && ktap_frame_line(o, entries[i], whole); i++)
+		;
+}
+
+/**
+ * ktap_ksym_frame() - the name of a kernel frame in a folded stack
+ * @c: the context (unused: a user-space namer needs the task)
+ * @addr: the frame's address
+ * @innermost: @addr is where the stack was taken, not a return address
+ *
+ * A return address can be the first byte after a call at the very end of
+ * its function (a call of a noreturn function), so it is looked up one
+ * byte back, as the kernel's own "%pB" does.
+ *
+ * Return: "name" or "name [module]", or the address in hex.
+ */
+static __maybe_unused const char *ktap_ksym_frame(struct ktap_context *c,
+						  unsigned long addr,
+						  bool innermost)
+{
+	char *buf = *this_cpu_ptr(&ktap_sym_buf);
+
+	if (innermost)
+		return ktap_sym_lookup(addr, false);
+	ktap_sym_lookup(addr - 1, false);
+	if (buf[0] == '0' && buf[1] == 'x')	/* no symbol: the address itself */
+		scnprintf(buf, KSYM_SYMBOL_LEN, "%#lx", addr);
+	return buf;
+}
+
+/* names one frame of a folded stack: kernel symbols, later user ones */
+typedef const char *(*ktap_frame_namer)(struct ktap_context *c,
+					unsigned long addr, bool innermost);
+
+/**
+ * ktap_folded_out() - frames as one folded stack: "root;...;leaf"
+ * @o: the sink
+ * @entries: the addresses, innermost first (as unwound)
+ * @n: how many
+ * @name: names a frame (ktap_ksym_frame() for the kernel)
+ * @whole: frames that do not fit whole end the output (a string sink)
+ *
+ * The format flame graph tools read: frame names joined by ';', the
+ * outermost first, so equal call paths are equal prefixes. Kernel frame
+ * names hold no ';'.
+ */
+static __maybe_unused void ktap_folded_out(struct ktap_out *o,
+					   const unsigned long *entries,
+					   unsigned int n, ktap_frame_namer name,
+					   bool whole)
+{
+	unsigned int i;
+
+	for (i = n; i-- > 0;) {
+		const char *s = name(o->c, entries[i], i == 0);
+		size_t k = strlen(s) + (i != n - 1);
+
+		if (whole && k > o->cap - o->len)
+			return;
+		if (i != n - 1)
+			ktap_out_write(o, ";", 1);
+		ktap_out_write(o, s, strlen(s));
 	}
 }
 
@@ -310,6 +391,43 @@ static __maybe_unused void ktap_sprint_stack(struct ktap_context *c, char *dst,
 	struct ktap_out o = { .c = c, .buf = dst, .cap = MAXSTRINGLEN - 1 };
 
 	ktap_stack_out(&o, bt, true);
+	dst[o.len] = '\0';
+}
+
+/**
+ * ktap_print_stack_folded() - print_stack_folded(bt): print a backtrace
+ *	as one folded stack, "root;...;leaf", without a newline
+ * @c: the context
+ * @bt: a backtrace() string
+ */
+static __maybe_unused void ktap_print_stack_folded(struct ktap_context *c,
+						   const char *bt)
+{
+	unsigned long *entries = *this_cpu_ptr(&ktap_stack_buf);
+	unsigned int n = ktap_stack_parse(bt, entries, KTAP_MAXBACKTRACE);
+	struct ktap_out o;
+
+	ktap_out_print(&o, c);
+	ktap_folded_out(&o, entries, n, ktap_ksym_frame, false);
+	c->print_len = o.len;
+}
+
+/**
+ * ktap_sprint_stack_folded() - sprint_stack_folded(bt): a backtrace as
+ *	one folded stack, "root;...;leaf"
+ * @c: the context
+ * @dst: MAXSTRINGLEN bytes; the innermost frames that do not fit whole
+ *	are left out
+ * @bt: a backtrace() string (may be @dst: it is read first)
+ */
+static __maybe_unused void ktap_sprint_stack_folded(struct ktap_context *c,
+						    char *dst, const char *bt)
+{
+	unsigned long *entries = *this_cpu_ptr(&ktap_stack_buf);
+	unsigned int n = ktap_stack_parse(bt, entries, KTAP_MAXBACKTRACE);
+	struct ktap_out o = { .c = c, .buf = dst, .cap = MAXSTRINGLEN - 1 };
+
+	ktap_folded_out(&o, entries, n, ktap_ksym_frame, true);
 	dst[o.len] = '\0';
 }
 

@@ -121,7 +121,7 @@ static __maybe_unused unsigned long ktap_kwrite(struct ktap_context *c,
 	case 4: u.w = v; break;
 	default: u.q = v; break;
 	}
-	if (copy_to_kernel_nofault((void *)addr, &u, size))
+	if (ktap_write_kernel_nofault((void *)addr, &u, size))
 		ktap_errorf(c, c->target_loc, "kernel write fault at 0x%lx", addr);
 	return v;
 }
@@ -140,6 +140,25 @@ static __maybe_unused unsigned long ktap_kread(struct ktap_context *c,
 	if (c->error)
 		return 0;
 	return (unsigned long)ktap_read_mem(c, addr, size, false, false,
+					    c->target_loc);
+}
+
+/**
+ * ktap_uread() - read 1, 2, 4 or 8 bytes of user memory without faulting
+ * @c: the context
+ * @addr: the address, in the current task's address space
+ * @size: 1, 2, 4 or 8
+ *
+ * For target variables of user-space probes.
+ *
+ * Return: the bytes, zero-extended; 0 with c->error set on a fault.
+ */
+static __maybe_unused unsigned long ktap_uread(struct ktap_context *c,
+					       unsigned long addr, int size)
+{
+	if (c->error)
+		return 0;
+	return (unsigned long)ktap_read_mem(c, addr, size, false, true,
 					    c->target_loc);
 }
 
@@ -164,6 +183,39 @@ static __printf(3, 4) __maybe_unused size_t ktap_tgt_printf(char *dst, size_t n,
 	return n;
 }
 
+/* one byte of kernel or user memory; nonzero on a fault */
+static inline long ktap_tgt_peek(char *ch, unsigned long addr, bool user)
+{
+	return user ? copy_from_user_nofault(ch, (const void __user *)addr, 1) :
+		      copy_from_kernel_nofault(ch, (const void *)addr, 1);
+}
+
+/* ktap_tgt_kstring() and ktap_tgt_ustring() */
+static size_t ktap_tgt_string(char *dst, size_t n, unsigned long addr,
+			      unsigned long max, bool user)
+{
+	unsigned long i;
+	char ch;
+
+	if (!addr || ktap_tgt_peek(&ch, addr, user))
+		return ktap_tgt_printf(dst, n, "%#lx", addr);
+	n = ktap_tgt_printf(dst, n, "\"");
+	for (i = 0; (!max || i < max) && n < MAXSTRINGLEN - 6; i++) {
+		if (ktap_tgt_peek(&ch, addr + i, user) || !ch)
+			break;
+		if (ch == '"' || ch == '\\')
+			n = ktap_tgt_printf(dst, n, "\\%c", ch);
+		else if (ch == '\n')
+			n = ktap_tgt_printf(dst, n, "\\n");
+		else if (ch < 32 || ch > 126)
+			n = ktap_tgt_printf(dst, n, "\\x%02x", (u8)ch);
+		else
+			dst[n++] = ch;
+	}
+	dst[n] = '\0';
+	return ktap_tgt_printf(dst, n, "\"");
+}
+
 /**
  * ktap_tgt_kstring() - append a kernel string, quoted and escaped
  * @c: the context
@@ -181,26 +233,24 @@ static __maybe_unused size_t ktap_tgt_kstring(struct ktap_context *c, char *dst,
 					      size_t n, unsigned long addr,
 					      unsigned long max)
 {
-	unsigned long i;
-	char ch;
+	return ktap_tgt_string(dst, n, addr, max, false);
+}
 
-	if (!addr || copy_from_kernel_nofault(&ch, (const void *)addr, 1))
-		return ktap_tgt_printf(dst, n, "%#lx", addr);
-	n = ktap_tgt_printf(dst, n, "\"");
-	for (i = 0; (!max || i < max) && n < MAXSTRINGLEN - 6; i++) {
-		if (copy_from_kernel_nofault(&ch, (const void *)(addr + i), 1) || !ch)
-			break;
-		if (ch == '"' || ch == '\\')
-			n = ktap_tgt_printf(dst, n, "\\%c", ch);
-		else if (ch == '\n')
-			n = ktap_tgt_printf(dst, n, "\\n");
-		else if (ch < 32 || ch > 126)
-			n = ktap_tgt_printf(dst, n, "\\x%02x", (u8)ch);
-		else
-			dst[n++] = ch;
-	}
-	dst[n] = '\0';
-	return ktap_tgt_printf(dst, n, "\"");
+/**
+ * ktap_tgt_ustring() - ktap_tgt_kstring() for a string in user memory
+ * @c: the context
+ * @dst: the buffer
+ * @n: bytes already in it
+ * @addr: the string's address in the current task
+ * @max: at most this many bytes, 0 for no limit
+ *
+ * Return: the new length.
+ */
+static __maybe_unused size_t ktap_tgt_ustring(struct ktap_context *c, char *dst,
+					      size_t n, unsigned long addr,
+					      unsigned long max)
+{
+	return ktap_tgt_string(dst, n, addr, max, true);
 }
 
 #endif /* _KTAP_TARGET_H */

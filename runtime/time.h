@@ -5,7 +5,8 @@
  * timer.ms(N) / timer.us(N) / timer.ns(N) / timer.s(N) / timer.hz(N)
  * probes: one hrtimer per probe, relative mode, re-armed from its own
  * callback with hrtimer_forward_now(); the translator converts every
- * variant to period_ns.
+ * variant to period_ns. .randomize(M) draws each period anew from
+ * period_ns +- randomize_ns.
  *
  * The clock helpers use the NMI-safe fast accessors: a probe may fire
  * inside the timekeeping code, where the ordinary ones would spin on the
@@ -25,6 +26,22 @@ struct ktap_timer {
 };
 
 /**
+ * ktap_timer_period() - the next period of a timer probe
+ * @probe: the probe
+ *
+ * Return: @probe->period_ns, +- up to @probe->randomize_ns drawn
+ * uniformly (the translator keeps randomize_ns below period_ns).
+ */
+static ktime_t ktap_timer_period(const struct ktap_probe *probe)
+{
+	u64 r = probe->randomize_ns;
+
+	if (!r)
+		return ns_to_ktime(probe->period_ns);
+	return ns_to_ktime(probe->period_ns - r + get_random_u64() % (2 * r + 1));
+}
+
+/**
  * ktap_timer_fire() - hrtimer callback: run the probe, re-arm
  * @hrt: the timer
  *
@@ -42,7 +59,7 @@ static enum hrtimer_restart ktap_timer_fire(struct hrtimer *hrt)
 	ktap_run_probe(t->probe, get_irq_regs());
 	preempt_enable();
 
-	hrtimer_forward_now(hrt, ns_to_ktime(t->probe->period_ns));
+	hrtimer_forward_now(hrt, ktap_timer_period(t->probe));
 	return HRTIMER_RESTART;
 }
 
@@ -59,10 +76,12 @@ static int ktap_timer_start(struct ktap_timer *t,
 	if (!probe->period_ns)
 		return -EINVAL;
 	t->probe = probe;
-	hrtimer_init(&t->hrt, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	/* _HARD: under PREEMPT_RT a timer without it fires in a softirq
+	 * thread, preemptible and without the interrupted registers; the
+	 * same mode as before elsewhere */
+	hrtimer_init(&t->hrt, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	t->hrt.function = ktap_timer_fire;
-	hrtimer_start(&t->hrt, ns_to_ktime(probe->period_ns),
-		      HRTIMER_MODE_REL);
+	hrtimer_start(&t->hrt, ktap_timer_period(probe), HRTIMER_MODE_REL_HARD);
 	return 0;
 }
 
@@ -81,7 +100,7 @@ static void ktap_timer_start_here(void *arg)
 	struct ktap_timer *t = arg;
 
 	hrtimer_start(&t->hrt, ns_to_ktime(t->probe->period_ns),
-		      HRTIMER_MODE_REL_PINNED);
+		      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
 /**
@@ -110,7 +129,8 @@ static int ktap_profile_start(struct ktap_timer __percpu **timers,
 		struct ktap_timer *t = per_cpu_ptr(*timers, cpu);
 
 		t->probe = probe;
-		hrtimer_init(&t->hrt, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);
+		/* _HARD: see ktap_timer_start() */
+		hrtimer_init(&t->hrt, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
 		t->hrt.function = ktap_timer_fire;
 		smp_call_function_single(cpu, ktap_timer_start_here, t, 1);
 	}
@@ -187,5 +207,17 @@ static inline int64_t ktap_monotonic_ns(void)
 {
 	return ktime_get_mono_fast_ns();
 }
+
+/*
+ * The local time zone, which the kernel does not know: ktap-run passes
+ * its own (TZ, /etc/localtime) when it loads the module, as staprun does
+ * for SystemTap. tz_gmtoff() and tz_name() (tapsets/time.stp) read them.
+ */
+static long ktap_tz_gmtoff;	/* seconds west of UTC */
+module_param(ktap_tz_gmtoff, long, 0444);
+MODULE_PARM_DESC(ktap_tz_gmtoff, "the local time zone, seconds west of UTC");
+static char ktap_tz_name[16] = "UTC";
+module_param_string(ktap_tz_name, ktap_tz_name, sizeof(ktap_tz_name), 0444);
+MODULE_PARM_DESC(ktap_tz_name, "the local time zone's name");
 
 #endif /* _KTAP_TIME_H */

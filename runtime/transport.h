@@ -26,19 +26,7 @@
 #ifndef _KTAP_TRANSPORT_H
 #define _KTAP_TRANSPORT_H
 
-#define KTAP_REC_MAGIC 0x4b544150	/* "KTAP" */
-
-/**
- * struct ktap_rec_hdr - header of one record in a relay file
- * @magic: KTAP_REC_MAGIC
- * @len: bytes of output after the header
- * @seq: global sequence number, for merging the per-CPU files
- */
-struct ktap_rec_hdr {
-	u32 magic;
-	u32 len;
-	u64 seq;
-};
+#include "uapi.h"	/* struct ktap_rec_hdr, the control words */
 
 /**
  * struct ktap_cpu_stats - per-CPU state of the runtime
@@ -62,8 +50,10 @@ static atomic64_t ktap_seq = ATOMIC64_INIT(0);
 static struct rchan *ktap_chan;
 static struct dentry *ktap_dir;
 
-/* Implemented by module.h: runs a command written to ctl. */
-static int ktap_ctl_command(const char *cmd);
+/* runs a command written to ctl: module.h's, given to ktap_transport_init() */
+static int (*ktap_ctl_handler)(const char *cmd);
+/* called when a ctl that said KTAP_CMD_HOLD is closed (module.h's) */
+static void (*ktap_ctl_closed)(void);
 
 /**
  * ktap_busy_claim() - mark this CPU as running a probe handler
@@ -448,7 +438,9 @@ static const struct file_operations ktap_relay_fops = {
 	.read = ktap_relay_read,
 	.poll = ktap_relay_poll,
 	.release = ktap_relay_release,
-	.llseek = no_llseek,
+	/* no .llseek: since 6.0 a file without one is opened without
+	 * FMODE_LSEEK and lseek() fails with ESPIPE, as no_llseek() did
+	 * (6.12 removed no_llseek) */
 };
 
 /**
@@ -651,7 +643,7 @@ static __printf(1, 2) bool ktap_ctl_send(const char *fmt, ...)
  */
 static inline void ktap_warn(const char *msg)
 {
-	ktap_ctl_send("warn %s", msg);
+	ktap_ctl_send(KTAP_MSG_WARN " %s", msg);
 }
 
 /**
@@ -780,7 +772,11 @@ static ssize_t ktap_ctl_write(struct file *filp, const char __user *ubuf,
 	if (copy_from_user(cmd, ubuf, count))
 		return -EFAULT;
 	cmd[count] = '\0';
-	ret = ktap_ctl_command(strim(cmd));
+	if (!strcmp(strim(cmd), KTAP_CMD_HOLD)) {
+		filp->private_data = filp;
+		return count;
+	}
+	ret = ktap_ctl_handler(strim(cmd));
 	return ret ? ret : count;
 }
 
@@ -801,13 +797,30 @@ static __poll_t ktap_ctl_poll(struct file *filp, poll_table *wait)
 	return mask;
 }
 
+/**
+ * ktap_ctl_release() - close of ctl: one that holds the run tells the
+ *	module (its loader is gone if it had not stopped the script: see
+ *	ktap_ctl_abandoned()); `echo start > ctl` holds nothing
+ * @inode: the inode
+ * @filp: the file; private_data set by KTAP_CMD_HOLD
+ *
+ * Return: 0.
+ */
+static int ktap_ctl_release(struct inode *inode, struct file *filp)
+{
+	if (filp->private_data)
+		ktap_ctl_closed();
+	return 0;
+}
+
 static const struct file_operations ktap_ctl_fops = {
 	.owner = THIS_MODULE,
 	.open = nonseekable_open,
+	.release = ktap_ctl_release,
 	.read = ktap_ctl_read,
 	.write = ktap_ctl_write,
 	.poll = ktap_ctl_poll,
-	.llseek = no_llseek,
+	/* nonseekable_open(); no .llseek (see ktap_relay_fops) */
 };
 
 /* ---- setup ---- */
@@ -829,14 +842,19 @@ static size_t ktap_relay_subbuf_size(void)
 
 /**
  * ktap_transport_init() - create the debugfs directory, relay files and ctl
+ * @command: runs a command written to ctl ("start", "stop")
+ * @closed: called when a ctl that holds the run is closed
  *
  * Return: 0 or a negative errno; on failure nothing is left behind.
  */
-static int ktap_transport_init(void)
+static int ktap_transport_init(int (*command)(const char *cmd),
+			       void (*closed)(void))
 {
 	struct dentry *ctl;
 	int ret;
 
+	ktap_ctl_handler = command;
+	ktap_ctl_closed = closed;
 	ktap_stats = alloc_percpu(struct ktap_cpu_stats);
 	if (!ktap_stats)
 		return -ENOMEM;
@@ -851,13 +869,13 @@ static int ktap_transport_init(void)
 		ret = PTR_ERR(ktap_dir);
 		goto err_stats;
 	}
-	ktap_chan = relay_open("cpu", ktap_dir, ktap_relay_subbuf_size(),
+	ktap_chan = relay_open(KTAP_RELAY_FILE, ktap_dir, ktap_relay_subbuf_size(),
 			       KTAP_NR_SUBBUFS, &ktap_relay_cbs, NULL);
 	if (!ktap_chan) {
 		ret = -ENOMEM;
 		goto err_dir;
 	}
-	ctl = debugfs_create_file("ctl", 0600, ktap_dir, NULL, &ktap_ctl_fops);
+	ctl = debugfs_create_file(KTAP_CTL_FILE, 0600, ktap_dir, NULL, &ktap_ctl_fops);
 	if (IS_ERR(ctl)) {
 		ret = PTR_ERR(ctl);
 		goto err_relay;

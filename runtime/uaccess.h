@@ -243,6 +243,52 @@ static inline int ktap_kernel_string_or(char *dst, unsigned long addr,
 }
 
 /**
+ * ktap_peek_mem() - read a 1, 2, 4 or 8 byte integer without faulting
+ * @addr: the address
+ * @size: 1, 2, 4 or 8
+ * @is_signed: sign-extend the value
+ * @user: @addr is a user address (else a kernel address)
+ * @val: the value, when it could be read
+ *
+ * Return: true if it could be read; false (and *@val 0) if not.
+ */
+static __maybe_unused bool ktap_peek_mem(unsigned long addr, int size,
+					 bool is_signed, bool user, int64_t *val)
+{
+	union {
+		u8 b;
+		u16 h;
+		u32 w;
+		u64 q;
+	} v = { .q = 0 };
+	long ret;
+
+	if (user)
+		ret = copy_from_user_nofault(&v, (const void __user *)addr,
+					     size);
+	else
+		ret = copy_from_kernel_nofault(&v, (const void *)addr, size);
+	if (ret) {
+		*val = 0;
+		return false;
+	}
+	switch (size) {
+	case 1:
+		*val = is_signed ? (int64_t)(s8)v.b : v.b;
+		break;
+	case 2:
+		*val = is_signed ? (int64_t)(s16)v.h : v.h;
+		break;
+	case 4:
+		*val = is_signed ? (int64_t)(s32)v.w : v.w;
+		break;
+	default:
+		*val = v.q;
+	}
+	return true;
+}
+
+/**
  * ktap_read_mem() - read a 1, 2, 4 or 8 byte integer without faulting
  * @c: the context
  * @addr: the address
@@ -259,34 +305,48 @@ static __maybe_unused int64_t ktap_read_mem(struct ktap_context *c,
 					    bool is_signed, bool user,
 					    const char *loc)
 {
-	union {
-		u8 b;
-		u16 h;
-		u32 w;
-		u64 q;
-	} v = { .q = 0 };
-	long ret;
+	int64_t v;
 
-	if (user)
-		ret = copy_from_user_nofault(&v, (const void __user *)addr,
-					     size);
-	else
-		ret = copy_from_kernel_nofault(&v, (const void *)addr, size);
-	if (ret) {
+	if (!ktap_peek_mem(addr, size, is_signed, user, &v))
 		ktap_errorf(c, loc, "%s read fault at 0x%lx",
 			    user ? "user" : "kernel", addr);
-		return 0;
-	}
-	switch (size) {
-	case 1:
-		return is_signed ? (int64_t)(s8)v.b : v.b;
-	case 2:
-		return is_signed ? (int64_t)(s16)v.h : v.h;
-	case 4:
-		return is_signed ? (int64_t)(s32)v.w : v.w;
-	default:
-		return v.q;
-	}
+	return v;
+}
+
+/**
+ * ktap_write_kernel_nofault() - copy_to_kernel_nofault(), for modules
+ * @dst: the kernel address to write
+ * @src: the bytes
+ * @size: how many
+ *
+ * The kernel does not export copy_to_kernel_nofault() to modules (6.1), so
+ * this is its loop over __put_kernel_nofault(), a byte at a time (guru
+ * writes are few and small), with the address checks that
+ * copy_from_kernel_nofault() makes: no user address, not the vsyscall
+ * page, a canonical one. Memory mapped read-only faults, and fails here.
+ *
+ * Return: 0; -ERANGE for an address that is not the kernel's; -EFAULT if
+ * a byte could not be written (those before it were).
+ */
+static __maybe_unused long ktap_write_kernel_nofault(void *dst, const void *src,
+						     size_t size)
+{
+	unsigned long vaddr = (unsigned long)dst;
+	const u8 *s = src;
+	u8 *d = dst;
+
+	if (vaddr < TASK_SIZE_MAX + PAGE_SIZE || vaddr + size < vaddr ||
+	    is_vsyscall_vaddr(vaddr) ||
+	    !__is_canonical_address(vaddr, boot_cpu_data.x86_virt_bits))
+		return -ERANGE;
+	pagefault_disable();
+	for (; size; size--, d++, s++)
+		__put_kernel_nofault(d, s, u8, fault);
+	pagefault_enable();
+	return 0;
+fault:
+	pagefault_enable();
+	return -EFAULT;
 }
 
 /**

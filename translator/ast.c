@@ -1,4 +1,6 @@
 /* ast.c - small helpers on the syntax tree. */
+#include <string.h>
+
 #include "ktap.h"
 
 const char *type_name(enum type t)
@@ -75,4 +77,28 @@ void ast_walk_stmt(struct stmt *s, expr_visitor visit, void *arg)
 	}
 	ast_walk_stmt(s->catch_body, visit, arg);
 	ast_walk_expr(s->catch_var, visit, arg);
+}
+
+/* the probe point as text, e.g. kprobe.function("vfs_read").return */
+char *probe_point_text(const struct probe_point *pp)
+{
+	struct strbuf sb = { 0 };
+	int i;
+
+	sb_puts(&sb, "");
+	for (i = 0; i < pp->ncomps; i++) {
+		const struct pp_component *c = &pp->comps[i];
+
+		sb_printf(&sb, "%s%s", i ? "." : "", c->name);
+		if (c->has_arg && c->arg_is_string)
+			sb_printf(&sb, "(\"%s\")", c->str_arg);
+		else if (c->has_arg)
+			sb_printf(&sb, "(%lld)", (long long)c->num_arg);
+	}
+	return sb.buf;
+}
+
+bool pp_is(const struct probe_point *pp, int i, const char *name)
+{
+	return i < pp->ncomps && strcmp(pp->comps[i].name, name) == 0;
 }

@@ -86,7 +86,7 @@ enum op {
 
 const char *op_text(enum op op);			/* "+", "<<=", ... */
 
-struct target_access;
+struct tvar_access;
 
 /* ---- expressions ---- */
 
@@ -124,6 +124,9 @@ enum expr_kind {
 	EX_PROBEWRITE,	/* @probewrite(var) in alias epilogues: lhs = EX_VAR */
 	EX_MEMBER,	/* lhs->f[i]...: member path on a pointer value held in a
 			   variable, call result, ... (autocast): lhs, path */
+	EX_SIZEOF,	/* @cast_sizeof("type") / @cast_module_sizeof("module",
+			   "type"): str = type, module; tvar.c folds it to a
+			   number */
 };
 
 enum target_step_kind { TS_MEMBER, TS_INDEX };
@@ -156,7 +159,7 @@ struct expr {
 	struct function *fn;		/* EX_CALL to a script function */
 	int builtin;			/* EX_CALL to a builtin: its id, else 0 */
 	int temp;			/* emit: temporary slot, -1 if none */
-	struct target_access *access;	/* target.c: how to read a target
+	struct tvar_access *access;	/* tvar.c: how to read a target
 					 * expression at its probe point */
 };
 
@@ -257,6 +260,7 @@ struct function {
 	struct stmt *body;		/* script body, or NULL */
 	const char *embedded;		/* %{ ... %} body, or NULL */
 	bool pure, stable, unprivileged; /* embedded-C annotations */
+	bool guru;			/* callable only with -g */
 	bool light;			/* and its body compiles in a light unit */
 	bool is_private;
 	int64_t priority;		/* f():N for overloads, 0 if not given */
@@ -311,5 +315,10 @@ struct file {
 typedef bool (*expr_visitor)(struct expr *e, void *arg);
 void ast_walk_stmt(struct stmt *s, expr_visitor visit, void *arg);
 void ast_walk_expr(struct expr *e, expr_visitor visit, void *arg);
+
+/* a probe point's component i is called name ("kernel", "function") */
+bool pp_is(const struct probe_point *pp, int i, const char *name);
+/* the probe point as text, e.g. kprobe.function("vfs_read").return */
+char *probe_point_text(const struct probe_point *pp);
 
 #endif

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <bpf/btf.h>
@@ -76,60 +75,18 @@ static struct btf *parse_btf_file(const char *path, bool elf, char **err)
 	return NULL;
 }
 
-/*
- * The guest's kernel: its bootable image, else its debug vmlinux. Never
- * the host's /sys/kernel/btf/vmlinux, which describes another kernel and
- * would give wrong offsets without any error.
- */
-static struct btf *guest_btf(struct btf_kernel *b, const char *vm_dir,
-			     char **why)
-{
-	static const char *const images[] = { "vmlinux-pvh", "vmlinux" };
-	struct strbuf tried = { 0 };
-	struct btf *btf;
-	size_t i;
-
-	for (i = 0; i < sizeof(images) / sizeof(images[0]); i++) {
-		char *err;
-
-		b->path = xasprintf("%s/%s", vm_dir, images[i]);
-		if ((btf = parse_btf_file(b->path, true, &err))) {
-			b->system_map = xasprintf("%s/System.map", vm_dir);
-			return btf;
-		}
-		sb_printf(&tried, "%s%s", i ? "; " : "", err);
-	}
-	*why = xasprintf("no BTF for the guest's kernel: %s", tried.buf);
-	return NULL;
-}
-
-/* the running kernel's, as it exports it */
-static struct btf *running_btf(struct btf_kernel *b, char **why)
-{
-	struct utsname u;
-	struct btf *btf;
-	char *err;
-
-	b->path = "/sys/kernel/btf/vmlinux";
-	if (!(btf = parse_btf_file(b->path, false, &err))) {
-		*why = xasprintf("no BTF for the running kernel: %s (it needs CONFIG_DEBUG_INFO_BTF)",
-				 err);
-		return NULL;
-	}
-	if (uname(&u) == 0)
-		b->system_map = xasprintf("/boot/System.map-%s", u.release);
-	return btf;
-}
-
-struct btf_kernel *btfk_open(const char *vm_dir, char **why)
+struct btf_kernel *btfk_open(const char *path, bool elf, const char *system_map,
+			     char **err)
 {
 	struct btf_kernel *b = xalloc(sizeof(*b));
 
-	b->btf = vm_dir ? guest_btf(b, vm_dir, why) : running_btf(b, why);
+	b->btf = parse_btf_file(path, elf, err);
 	if (!b->btf) {
 		xfree(b);
 		return NULL;
 	}
+	b->path = path;
+	b->system_map = system_map;
 	b->ntypes = btf__type_cnt(b->btf);
 	b->types = xalloc(b->ntypes * sizeof(*b->types));
 	members_source = b;
@@ -483,7 +440,7 @@ static struct ctype *btfk_ctype(struct btf_kernel *b, uint32_t id)
 }
 
 /* a bitfield's offset is the aligned storage unit of its type when the
- * field lies within one (as dwarf.c gives it), else the byte it starts in */
+ * field lies within one (as libdw.c gives it), else the byte it starts in */
 static void place_bitfield(struct ctype_member *cm, uint32_t bit)
 {
 	uint64_t unit = cm->type->size * 8;
@@ -668,8 +625,11 @@ static void place_parameter(struct cvar *v, int *next_reg)
 		v->unavailable = "a struct passed by value (in registers, with no address)";
 	else if (regs == 2)
 		v->unavailable = "a 16-byte parameter (split over two registers)";
-	else
-		v->value_c = xasprintf("ktap_reg(c, %d)", arg_regs[*next_reg - 1]);
+	else {
+		v->in_reg = true;
+		v->reg = arg_regs[*next_reg - 1];
+		v->value_c = xasprintf(CVAR_REG_C, v->reg);
+	}
 }
 
 /* a struct over 16 bytes is returned through memory the caller provides:

@@ -20,13 +20,13 @@
 #include <time.h>
 #include <sys/stat.h>
 #include <sys/time.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "ktap.h"
 #include "program.h"
 #include "prebuilt.h"
+#include "target.h"
 
 #define RECIPE_FORMAT "ktap-kbuild-recipe 1"
 
@@ -65,40 +65,6 @@ static void clean_up_on_signals(void)
 	signal(SIGINT, remove_build_dir_and_die);
 }
 
-static bool is_dir(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* -r RELEASE|DIR, the guest's kernel with --vm, else the running kernel */
-const char *kernel_build_dir(const struct options *opt)
-{
-	const char *rel = opt->release;
-	struct utsname u;
-	char *dir;
-
-	if (rel && strchr(rel, '/'))
-		return rel;
-	if (!rel && opt->vm)
-		return vm_kernel_build_dir(opt);
-	if (!rel) {
-		uname(&u);
-		rel = xstrdup(u.release);
-	}
-	dir = xasprintf("/lib/modules/%s/build", rel);
-	if (is_dir(dir))
-		return dir;
-	dir = xasprintf("/usr/src/linux-headers-%s", rel);
-	if (is_dir(dir))
-		return dir;
-	fprintf(stderr, "ktap: no build tree for kernel %s (looked in /lib/modules/%s/build): "
-		"install linux-headers-%s, pass -r, or run in the ktap guest with --vm\n",
-		rel, rel, rel);
-	return NULL;
-}
-
 static int write_file(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -135,11 +101,50 @@ static void show_build_log(const char *log_path)
 	free(log);
 }
 
+/* a program on PATH */
+static bool on_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char *dirs = xstrdup(path ? path : "/usr/bin:/bin"), *d, *save = NULL;
+
+	for (d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save))
+		if (access(xasprintf("%s/%s", d, prog), X_OK) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * What make is told besides the module: a tree that holds a vmlinux and
+ * has CONFIG_DEBUG_INFO_BTF_MODULES (a kernel developer's, Debian 6.12's
+ * headers) makes kbuild run pahole on every module, and fail without it;
+ * ktap's modules need no BTF of their own, so without pahole they are
+ * built without it (a command-line variable overrides auto.conf's).
+ */
+static const char *kbuild_args(const char *kdir, const struct options *opt)
+{
+	static const char *args;
+	const char *v;
+
+	if (args)
+		return args;
+	args = "";
+	if (access(xasprintf("%s/vmlinux", kdir), R_OK) != 0 || on_path("pahole"))
+		return args;
+	v = target_config_value(target_kernel(), "CONFIG_DEBUG_INFO_BTF_MODULES");
+	if (v && !strcmp(v, "y")) {
+		args = " CONFIG_DEBUG_INFO_BTF_MODULES=";
+		if (opt->verbose)
+			fprintf(stderr, "Pass 4: no pahole (package pahole): building without "
+				"module BTF\n");
+	}
+	return args;
+}
+
 static int run_kbuild(const char *kdir, const char *dir, const struct options *opt)
 {
 	char *log = xasprintf("%s/build.log", dir);
-	char *cmd = xasprintf("make -C '%s' M='%s' modules -j2 >'%s' 2>&1",
-			      kdir, dir, log);
+	char *cmd = xasprintf("make -C '%s' M='%s'%s modules -j2 >'%s' 2>&1",
+			      kdir, dir, kbuild_args(kdir, opt), log);
 	int rc;
 
 	if (opt->verbose > 1)
@@ -250,7 +255,7 @@ static char *recipe_dir(const char *kdir, bool create)
 	sha256_update(&s, RECIPE_FORMAT, strlen(RECIPE_FORMAT) + 1);
 	sha256_update(&s, KTAP_VERSION, strlen(KTAP_VERSION) + 1);
 	sha256_update(&s, real, strlen(real) + 1);
-	sha256_update(&s, cache_tree_id(kdir), SHA256_HEX_LEN);
+	sha256_update(&s, target_tree_id(kdir), SHA256_HEX_LEN);
 	sha256_final_hex(&s, hex);
 	dir = xasprintf("%s/%s", base, hex);
 	if (create)
@@ -345,12 +350,12 @@ static int write_atomically(const char *path, const char *text)
 	return 0;
 }
 
-static void per_tree_work(const struct recipe *r, const char *kdir, const char *c_code,
+static void per_tree_work(const struct recipe *r, const char *kdir, const struct unit *u,
 			  const struct build_names *bn, const struct options *opt);
 
 /* after a kbuild run that worked: keep its commands for the next build,
  * and do the per-tree work the next one would do */
-static void recipe_learn(const char *kdir, const char *c_code, const struct build_names *bn,
+static void recipe_learn(const char *kdir, const struct unit *u, const struct build_names *bn,
 			 const struct options *opt)
 {
 	struct strbuf sb = { 0 };
@@ -382,7 +387,7 @@ static void recipe_learn(const char *kdir, const char *c_code, const struct buil
 	if (opt->verbose)
 		fprintf(stderr, "Pass 4: learned kbuild's commands for %s in %s\n", kdir, dir);
 	if ((r = recipe_load(kdir, opt)))
-		per_tree_work(r, kdir, c_code, bn, opt);
+		per_tree_work(r, kdir, u, bn, opt);
 }
 
 /* one command, run by the shell in the build tree, its output to log */
@@ -398,6 +403,10 @@ static int run_step(const char *cmd, const char *kdir, const char *log)
 
 		if (fd < 0 || chdir(kdir) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
 			_exit(127);
+		/* what kbuild exports to its commands and a replayed recipe
+		 * lacks: Debian 6.12's tools/objtool/objtool is a wrapper that
+		 * runs objtool.real-$SRCARCH (ktap targets x86-64 only) */
+		setenv("SRCARCH", "x86", 0);
 		/* as kbuild runs them: a failing part stops the command */
 		execl("/bin/sh", "sh", "-c", xasprintf("set -e; %s", cmd), (char *)NULL);
 		_exit(127);
@@ -782,7 +791,7 @@ static int mod_object_from_template(const struct recipe *r, const char *kdir,
 }
 
 /* ---- the light unit and the per-tree prebuilt object ----
- * A script whose file emit.c marked "#ifdef KTAP_LIGHT" compiles with
+ * A script whose unit emit.c made light (struct unit) compiles with
  * -DKTAP_LIGHT against runtime/api.h only (no kernel headers but
  * linux/types.h); the runtime, module.h and the tapsets' embedded C are
  * compiled once per tree, for the #defines the script sets, into
@@ -799,24 +808,6 @@ static int mod_object_from_template(const struct recipe *r, const char *kdir,
 
 #define PREBUILT_NAME "ktap_prebuilt"
 #define LAYOUT_NAME "ktap_layout"
-
-/* the #define lines of a generated file before its runtime include: the
- * prebuilt object must see the same (MAXSTRINGLEN, KTAP_NEED_VARIANCE) */
-static char *script_defines(const char *c_code)
-{
-	struct strbuf sb = { 0 };
-	const char *p = c_code, *end = strstr(c_code, "\n#ifdef KTAP_LIGHT\n");
-
-	sb_puts(&sb, "");
-	while (end && p < end) {
-		const char *nl = strchr(p, '\n');
-
-		if (!strncmp(p, "#define ", 8) && strncmp(p, "#define KTAP_MODULE_NAME ", 25))
-			sb_printf(&sb, "%.*s\n", (int)(nl - p), p);
-		p = nl + 1;
-	}
-	return sb.buf;
-}
 
 /* hash of every regular file of a directory (names and contents), in
  * name order */
@@ -1048,16 +1039,13 @@ static char *prebuilt_dir(const struct recipe *r, const char *kdir, const char *
 }
 
 /* every prebuilt function the light unit calls is in the object */
-static bool prebuilt_has_all(const char *dir, const char *c_code)
+static bool prebuilt_has_all(const char *dir, const struct unit *u)
 {
 	char *symbols = read_whole_file(xasprintf("%s/symbols", dir), NULL);
-	const char *p = c_code;
 
-	while (symbols && (p = strstr(p, "__asm__(\"ktapt_"))) {
-		p += strlen("__asm__(\"");
-		if (!strstr(symbols, xasprintf("%.*s\n", (int)strcspn(p, "\""), p)))
+	for (int i = 0; symbols && i < u->nprebuilt; i++)
+		if (!strstr(symbols, xasprintf("%s\n", u->prebuilt[i])))
 			return false;
-	}
 	return symbols != NULL;
 }
 
@@ -1091,18 +1079,18 @@ static char *light_link(const struct recipe *r, const char *prebuilt,
 }
 
 /* NAME.o from the light unit; -1: compile the file in full instead */
-static int light_object(const struct recipe *r, const char *kdir, const char *c_code,
+static int light_object(const struct recipe *r, const char *kdir, const struct unit *u,
 			const struct build_names *bn, const struct options *opt)
 {
 	char *log = xasprintf("%s/build.log", bn->dir), *dir, *link;
 	struct compile_split cs;
 
-	if (!strstr(c_code, "\n#ifdef KTAP_LIGHT\n") || getenv("KTAP_NO_LIGHT") ||
+	if (!u->light || getenv("KTAP_NO_LIGHT") ||
 	    !split_compile(r->step[STEP_COMPILE], &cs) || !strstr(cs.flags.buf, "-Wp,-MMD,") ||
-	    !(dir = prebuilt_dir(r, kdir, script_defines(c_code), bn->runtime, opt)) ||
+	    !(dir = prebuilt_dir(r, kdir, u->defines, bn->runtime, opt)) ||
 	    !shell_safe(dir))
 		return -1;
-	if (!prebuilt_has_all(dir, c_code)) {
+	if (!prebuilt_has_all(dir, u)) {
 		if (opt->verbose)
 			fprintf(stderr, "Pass 4: %s lacks a tapset function of the script\n", dir);
 		return -1;
@@ -1136,7 +1124,7 @@ static void headers_and_template(const struct recipe *r, const char *kdir,
 /* the per-tree work of a build, done by the first one (after kbuild):
  * the precompiled headers and the .mod.c template in a child process,
  * meanwhile the prebuilt runtime (without the PCH, not there yet) */
-static void per_tree_work(const struct recipe *r, const char *kdir, const char *c_code,
+static void per_tree_work(const struct recipe *r, const char *kdir, const struct unit *u,
 			  const struct build_names *bn, const struct options *opt)
 {
 	pid_t pid = fork();
@@ -1146,8 +1134,8 @@ static void per_tree_work(const struct recipe *r, const char *kdir, const char *
 		headers_and_template(r, kdir, bn, opt);
 		_exit(0);
 	}
-	if (strstr(c_code, "\n#ifdef KTAP_LIGHT\n") && !getenv("KTAP_NO_LIGHT"))
-		prebuilt_dir(r, kdir, script_defines(c_code), bn->runtime, opt);
+	if (u->light && !getenv("KTAP_NO_LIGHT"))
+		prebuilt_dir(r, kdir, u->defines, bn->runtime, opt);
 	if (pid < 0)
 		headers_and_template(r, kdir, bn, opt);
 	else
@@ -1160,7 +1148,7 @@ enum direct_result { DIRECT_BUILT, DIRECT_FAILED, DIRECT_FALLBACK, DIRECT_NOT_LI
 /* run the recipe's commands; a compile that fails is the script's C (the
  * same command fails under kbuild), anything else unexpected */
 static enum direct_result direct_build(const struct recipe *r, const char *kdir,
-				       const char *c_code, bool try_light,
+				       const struct unit *u, bool try_light,
 				       const struct build_names *bn,
 				       const struct options *opt)
 {
@@ -1175,7 +1163,7 @@ static enum direct_result direct_build(const struct recipe *r, const char *kdir,
 		char *cmd;
 		int rc;
 
-		if (i == STEP_COMPILE && try_light && light_object(r, kdir, c_code, bn, opt) == 0) {
+		if (i == STEP_COMPILE && try_light && light_object(r, kdir, u, bn, opt) == 0) {
 			light = true;
 			cmd = xstrdup("true");	/* NAME.o is there: on to its record */
 		} else {
@@ -1243,7 +1231,7 @@ static const char small_module[] =
  * from it instead of from the script saves kbuild compiling the runtime
  * without the precompiled headers (the script then builds directly, as
  * every later one does); NULL if kbuild fails on it */
-static struct recipe *learn_from_small_module(const char *kdir, const char *c_code,
+static struct recipe *learn_from_small_module(const char *kdir, const struct unit *u,
 					      const struct build_names *bn,
 					      const struct options *opt)
 {
@@ -1257,7 +1245,8 @@ static struct recipe *learn_from_small_module(const char *kdir, const char *c_co
 	    write_file(xasprintf("%s/%s.c", lb.dir, lb.name),
 		       small_module) ||
 	    write_file(xasprintf("%s/Kbuild", lb.dir), kbuild_file(&lb)) ||
-	    run_step(xasprintf("make -C '%s' M='%s' modules -j2", kdir, lb.dir), kdir,
+	    run_step(xasprintf("make -C '%s' M='%s'%s modules -j2", kdir, lb.dir,
+			       kbuild_args(kdir, opt)), kdir,
 		     xasprintf("%s/build.log", lb.dir)) < 0) {
 		if (opt->verbose)
 			fprintf(stderr, "Pass 4: kbuild failed on it (see %s/build.log)\n", lb.dir);
@@ -1265,25 +1254,25 @@ static struct recipe *learn_from_small_module(const char *kdir, const char *c_co
 	}
 	if (opt->verbose)
 		fprintf(stderr, "Pass 4: kbuild built it (%.0f ms)\n", (now_seconds() - t0) * 1000.0);
-	recipe_learn(kdir, c_code, &lb, opt);
+	recipe_learn(kdir, u, &lb, opt);
 	return recipe_load(kdir, opt);
 }
 
 /* the module NAME.ko in dir: directly if the tree's recipe is known, else
  * (or if that goes wrong) with kbuild, learning the recipe from it */
-static int build_in(const char *kdir, const char *c_code, const struct build_names *bn,
+static int build_in(const char *kdir, const struct unit *u, const struct build_names *bn,
 		    const struct options *opt)
 {
 	struct recipe *r = NULL;
 
 	if (names_safe(bn) && !getenv("KTAP_KBUILD") &&
 	    !(r = recipe_load(kdir, opt)))
-		r = learn_from_small_module(kdir, c_code, bn, opt);
+		r = learn_from_small_module(kdir, u, bn, opt);
 	if (r) {
-		enum direct_result res = direct_build(r, kdir, c_code, true, bn, opt);
+		enum direct_result res = direct_build(r, kdir, u, true, bn, opt);
 
 		if (res == DIRECT_NOT_LIGHT)
-			res = direct_build(r, kdir, c_code, false, bn, opt);
+			res = direct_build(r, kdir, u, false, bn, opt);
 		switch (res) {
 		case DIRECT_BUILT:
 			return 0;
@@ -1300,7 +1289,7 @@ static int build_in(const char *kdir, const char *c_code, const struct build_nam
 	if (run_kbuild(kdir, bn->dir, opt))
 		return -1;
 	if (!getenv("KTAP_KBUILD"))
-		recipe_learn(kdir, c_code, bn, opt);
+		recipe_learn(kdir, u, bn, opt);
 	return 0;
 }
 
@@ -1322,22 +1311,10 @@ static int copy_file(const char *from, const char *to)
 	return 0;
 }
 
-static const char *module_name_of(const char *c_code)
+int build_module(const struct unit *u, const struct options *opt, char **ko_path)
 {
-	const char *p = strstr(c_code, "#define KTAP_MODULE_NAME \"");
-	const char *q;
-
-	if (!p)
-		return "ktap_module";
-	p += strlen("#define KTAP_MODULE_NAME \"");
-	q = strchr(p, '"');
-	return xstrndup(p, q - p);
-}
-
-int build_module(const char *c_code, const struct options *opt, char **ko_path)
-{
-	const char *kdir = kernel_build_dir(opt);
-	const char *name = module_name_of(c_code);
+	const char *kdir = target_build_dir(target_kernel());
+	const char *name = u->module_name;
 	const char *tmpdir = getenv("TMPDIR");
 	char *tmpl = xasprintf("%s/ktapXXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
 	char *runtime = xasprintf("%s/runtime", opt->data_dir);
@@ -1355,9 +1332,9 @@ int build_module(const char *c_code, const struct options *opt, char **ko_path)
 	atexit(remove_build_dir);
 	clean_up_on_signals();
 	bn = (struct build_names){ tmpl, name, runtime };
-	if (write_file(xasprintf("%s/%s.c", tmpl, name), c_code) ||
+	if (write_file(xasprintf("%s/%s.c", tmpl, name), u->c) ||
 	    write_file(xasprintf("%s/Kbuild", tmpl), kbuild_file(&bn)) ||
-	    build_in(kdir, c_code, &bn, opt))
+	    build_in(kdir, u, &bn, opt))
 		return -1;
 	ko = xasprintf("%s/%s.ko", tmpl, name);
 	if (opt->last_pass == 4) {

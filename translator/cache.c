@@ -13,8 +13,11 @@
  *     include/generated/utsrelease.h.
  * The manifest names the module, its target kernel, and the tapset files
  * the build took code from, with their hashes: a lookup hashes them again
- * (cheap), so editing one makes the next run rebuild. Before a hit is
- * loaded, its target is checked against the kernel that will load it.
+ * (cheap), so editing one makes the next run rebuild. It also holds the
+ * module's own SHA-256: a hit whose .ko no longer has it (a disk error, a
+ * stray write) is dropped with a warning and built again, rather than
+ * failing to load on every run. Before a hit is loaded, its target is
+ * checked against the kernel that will load it.
  *
  * Modules are loaded as root, so the cache must be private: the modules
  * directory and every entry owned by us and not writable by group or
@@ -30,7 +33,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,18 +44,11 @@
 #include "ktap.h"
 #include "lexer.h"
 #include "program.h"
+#include "target.h"
 
-#define CACHE_FORMAT		"ktap-cache 1"
+#define CACHE_FORMAT		"ktap-cache 2"	/* 2: the "ko" line */
 #define CACHE_DEFAULT_MB	256
 #define CACHE_STALE_TMP_S	3600	/* a temporary dir this old is debris */
-
-/* the kernel a module is built for */
-struct target {
-	const char *kind;	/* "vm": the ktap guest; "tree": a build tree */
-	const char *release;	/* the guest's ABI, or the tree's UTS_RELEASE */
-	const char *id;		/* build-id of the guest's vmlinux, or the
-				   hash of the tree's identity files */
-};
 
 struct cache {
 	const struct options *opt;
@@ -61,12 +56,13 @@ struct cache {
 	char key[SHA256_HEX_LEN + 1];
 	char *entry;			/* <dir>/<key> */
 	char *script;			/* the text the key was made from */
-	struct target target;
+	struct target_identity target;	/* the kernel it is for (target.h) */
 	double t0;			/* cache_open(), for -v */
 	bool entry_unusable;		/* an entry is there but untrusted */
 	/* the hit */
 	const char *module_name;
-	struct target built_for;
+	struct target_identity built_for;
+	char ko_sha256[SHA256_HEX_LEN + 1];	/* of the .ko, as stored */
 	char *ko;
 };
 
@@ -94,21 +90,7 @@ static double ms_since(double t0)
 
 static bool hash_file(const char *path, char hex[SHA256_HEX_LEN + 1])
 {
-	char buf[65536];
-	struct sha256 s;
-	FILE *f = fopen(path, "rb");
-	size_t n;
-	bool ok;
-
-	if (!f)
-		return false;
-	sha256_init(&s);
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		sha256_update(&s, buf, n);
-	ok = !ferror(f);
-	fclose(f);
-	sha256_final_hex(&s, hex);
-	return ok;
+	return sha256_file_hex(path, hex);
 }
 
 static void hash_text(const char *text, size_t len, char hex[SHA256_HEX_LEN + 1])
@@ -278,137 +260,6 @@ static char *modules_dir(bool create)
 	return cache_private_dir("modules", create);
 }
 
-/* ---- the target kernel ---- */
-
-static char *hex_of(const unsigned char *p, size_t n)
-{
-	char *hex = xalloc(2 * n + 1);
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		sprintf(hex + 2 * i, "%02x", p[i]);
-	return hex;
-}
-
-static char *build_id_in_notes(Elf_Data *d)
-{
-	GElf_Nhdr nh;
-	size_t off = 0, next, name_off, desc_off;
-
-	if (!d)
-		return NULL;
-	while ((next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-		    memcmp((char *)d->d_buf + name_off, "GNU", 4) == 0 && nh.n_descsz)
-			return hex_of((unsigned char *)d->d_buf + desc_off, nh.n_descsz);
-		off = next;
-	}
-	return NULL;
-}
-
-/* the GNU build-id of an ELF file (its PT_NOTE segments, else its note
- * sections), in hex; NULL if it has none */
-static char *elf_build_id(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	char *id = NULL;
-	Elf_Scn *scn = NULL;
-	size_t nph = 0, i;
-	Elf *e;
-
-	if (fd < 0)
-		return NULL;
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (e && elf_getphdrnum(e, &nph) == 0)
-		for (i = 0; i < nph && !id; i++) {
-			GElf_Phdr ph;
-
-			if (gelf_getphdr(e, i, &ph) && ph.p_type == PT_NOTE)
-				id = build_id_in_notes(elf_getdata_rawchunk(e, ph.p_offset,
-						ph.p_filesz, ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR));
-		}
-	while (e && !id && (scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOTE)
-			id = build_id_in_notes(elf_getdata(scn, NULL));
-	}
-	elf_end(e);
-	close(fd);
-	return id;
-}
-
-/* the ktap guest's kernel: ABI and the build-id of the vmlinux booted */
-static bool guest_target(const char *kdir, struct target *t)
-{
-	const char *base = strrchr(kdir, '/');
-	char *vm;
-
-	base = base ? base + 1 : kdir;
-	if (strncmp(base, "linux-headers-", 14) != 0)
-		return false;
-	t->kind = "vm";
-	t->release = base + 14;
-	vm = xasprintf("%s/vm/%s", cache_root(), t->release);
-	t->id = elf_build_id(xasprintf("%s/vmlinux-pvh", vm));
-	if (!t->id)
-		t->id = elf_build_id(xasprintf("%s/vmlinux", vm));
-	return t->id != NULL;
-}
-
-/* UTS_RELEASE of a build tree */
-static const char *tree_release(const char *kdir)
-{
-	char *text = read_whole_file(xasprintf("%s/include/generated/utsrelease.h", kdir), NULL);
-	char *q = text ? strchr(text, '"') : NULL;
-	char *end = q ? strchr(q + 1, '"') : NULL;
-
-	if (!end || memchr(q + 1, ' ', end - q - 1))
-		return "unknown";
-	return xstrndup(q + 1, end - q - 1);
-}
-
-/* a build tree's identity: a hash of its configuration, exported symbols
- * and release */
-char *cache_tree_id(const char *kdir)
-{
-	static const char *const files[] = {
-		".config", "Module.symvers", "include/generated/utsrelease.h",
-	};
-	char hex[SHA256_HEX_LEN + 1];
-	struct sha256 s;
-	size_t i;
-
-	sha256_init(&s);
-	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		if (!hash_file(xasprintf("%s/%s", kdir, files[i]), hex))
-			strcpy(hex, "missing");
-		sha256_update(&s, hex, strlen(hex) + 1);
-	}
-	sha256_final_hex(&s, hex);
-	return xstrdup(hex);
-}
-
-static bool tree_target(const char *kdir, struct target *t)
-{
-	t->kind = "tree";
-	t->release = tree_release(kdir);
-	t->id = cache_tree_id(kdir);
-	return true;
-}
-
-static bool find_target(const struct options *opt, struct target *t)
-{
-	const char *kdir = kernel_build_dir(opt);
-
-	if (!kdir)
-		return false;
-	if (opt->vm && !opt->release)
-		return guest_target(kdir, t);
-	return tree_target(kdir, t);
-}
-
 /* ---- the key ---- */
 
 /* one named input: "tag=<len>:<bytes>\n", so no two inputs run together */
@@ -504,6 +355,14 @@ static void key_options(struct sha256 *s, const struct options *opt)
 	key_str(s, "-r", opt->release);
 	key_str(s, "--vm", opt->vm ? "yes" : "no");
 	key_str(s, "-W", diag_warnings_are_errors ? "yes" : "no");
+	/* options that change the generated code (main.c) */
+	key_str(s, "-u", opt->unoptimized ? "yes" : "no");
+	key_str(s, "-t", opt->timing ? "yes" : "no");
+	key_str(s, "--skip-badvars", opt->skip_badvars ? "yes" : "no");
+	for (i = 0; i < opt->nglobal_settings; i++)
+		key_str(s, "-G", opt->global_settings[i]);
+	for (i = 0; i < opt->nsymbol_modules; i++)
+		key_str(s, "-d", opt->symbol_modules[i]);
 	for (i = 0; i < opt->ninclude_dirs; i++) {
 		key_dir(s, opt->include_dirs[i], ".stp", false);
 		key_dir(s, opt->include_dirs[i], ".stpm", true);
@@ -512,7 +371,7 @@ static void key_options(struct sha256 *s, const struct options *opt)
 	key_dir(s, xasprintf("%s/tapsets", opt->data_dir), ".stpm", true);
 }
 
-static void make_key(const struct cache *c, const struct target *t,
+static void make_key(const struct cache *c, const struct target_identity *t,
 		     char key[SHA256_HEX_LEN + 1])
 {
 	const struct options *opt = c->opt;
@@ -559,7 +418,7 @@ struct cache *cache_open(const struct options *opt)
 	c->t0 = now_seconds();
 	if (opt->no_cache || !(c->script = script_text(opt)))
 		return NULL;
-	if (!find_target(opt, &c->target)) {
+	if (!target_identity(target_kernel(), &c->target)) {
 		say(c, "Cache: not used: the target kernel has no build-id");
 		return NULL;
 	}
@@ -571,12 +430,6 @@ struct cache *cache_open(const struct options *opt)
 }
 
 /* ---- manifests ---- */
-
-static bool valid_module_name(const char *name)
-{
-	return *name && strlen(name) < 256 && !strpbrk(name, "/ \t\n") &&
-	       strcmp(name, ".") && strcmp(name, "..");
-}
 
 static char *manifest_text(const struct cache *c, const char *name,
 			   const struct source **srcs, int n)
@@ -629,7 +482,7 @@ static bool manifest_ok(struct cache *c, char *text)
 				return false;
 		} else if (!strncmp(line, "module ", 7)) {
 			c->module_name = xstrdup(line + 7);
-			have_module = valid_module_name(c->module_name);
+			have_module = is_module_name(c->module_name);
 		} else if (!strncmp(line, "target ", 7)) {
 			if (sscanf(line + 7, "%15s %255s %255s", kind, release, id) != 3)
 				return false;
@@ -640,12 +493,30 @@ static bool manifest_ok(struct cache *c, char *text)
 		} else if (!strncmp(line, "source ", 7)) {
 			if (!source_unchanged(c, line + 7))
 				return false;
+		} else if (!strncmp(line, "ko ", 3)) {
+			if (strlen(line + 3) != SHA256_HEX_LEN)
+				return false;
+			strcpy(c->ko_sha256, line + 3);
 		}
 	}
-	return have_module && have_target;
+	return have_module && have_target && c->ko_sha256[0];
 }
 
 /* ---- lookup ---- */
+
+/* the hit's module still the one stored? Else say so, once: the entry
+ * is dropped and this run builds and stores it again */
+static bool module_intact(const struct cache *c)
+{
+	char hex[SHA256_HEX_LEN + 1];
+
+	if (hash_file(c->ko, hex) && !strcmp(hex, c->ko_sha256))
+		return true;
+	fprintf(stderr, "ktap: warning: the cached module %s is damaged (its SHA-256 "
+		"is not the one stored with it): dropping it and building the "
+		"script again\n", c->ko);
+	return false;
+}
 
 /* is there a good entry for the key? */
 static bool lookup(struct cache *c)
@@ -675,11 +546,15 @@ static bool lookup(struct cache *c)
 		c->entry_unusable = true;
 		return false;
 	}
+	if (!module_intact(c)) {
+		retire(c, c->entry);
+		return false;
+	}
 	utimensat(AT_FDCWD, c->entry, NULL, 0);		/* LRU: used now */
 	return true;
 }
 
-static bool same_target(const struct target *a, const struct target *b)
+static bool same_target(const struct target_identity *a, const struct target_identity *b)
 {
 	return !strcmp(a->kind, b->kind) && !strcmp(a->release, b->release) &&
 	       !strcmp(a->id, b->id);
@@ -688,12 +563,12 @@ static bool same_target(const struct target *a, const struct target *b)
 /* the kernel that will load a hit: the guest's, or this machine's */
 static int check_loadable(const struct cache *c, const struct options *opt)
 {
-	const struct target *b = &c->built_for;
-	struct target now = { 0 };
+	const struct target_identity *b = &c->built_for;
+	struct target_identity now = { 0 };
 	struct utsname u;
 
 	if (opt->vm) {
-		if (!guest_target(vm_kernel_build_dir(opt), &now) ||
+		if (!target_identity(target_guest(), &now) ||
 		    (!strcmp(b->kind, "vm") ? !same_target(b, &now)
 					    : strcmp(b->release, now.release) != 0)) {
 			fprintf(stderr, "ktap: the cached module %s was built for kernel %s "
@@ -867,14 +742,27 @@ static void evict(const struct cache *c)
 static bool inputs_unchanged(const struct cache *c, const struct program *prog)
 {
 	char key[SHA256_HEX_LEN + 1];
-	struct target t = { 0 };
+	struct target_identity t = { 0 };
 
 	if (strcmp(prog->user->src->text, c->script) != 0)
 		return false;
-	if (!find_target(c->opt, &t) || !same_target(&t, &c->target))
+	if (!target_identity(target_kernel(), &t) || !same_target(&t, &c->target))
 		return false;
 	make_key(c, &t, key);
 	return strcmp(key, c->key) == 0;
+}
+
+/* copy the module into the entry; the manifest gets the copy's hash */
+static int store_module(const char *ko, const char *dest, char **manifest)
+{
+	char hex[SHA256_HEX_LEN + 1];
+
+	if (copy_to_new_file(ko, dest, 0600) < 0)
+		return -1;
+	if (!hash_file(dest, hex))
+		return -1;
+	*manifest = xasprintf("%sko %s\n", *manifest, hex);
+	return 0;
 }
 
 void cache_store(struct cache *c, const char *ko, const struct program *prog)
@@ -890,9 +778,10 @@ void cache_store(struct cache *c, const char *ko, const struct program *prog)
 		say(c, "Cache: not storing: the script, ktap or the kernel changed during the build");
 		return;
 	}
-	srcs = program_sources_used(prog, &n);
+	srcs = (const struct source **)prog->sources_used;
+	n = prog->nsources_used;
 	manifest = manifest_text(c, prog->module_name, srcs, n);
-	if (!manifest || !valid_module_name(prog->module_name))
+	if (!manifest || !is_module_name(prog->module_name))
 		return;
 	tmp = xasprintf("%s/.tmp-XXXXXX", c->dir);
 	if (!mkdtemp(tmp)) {
@@ -900,7 +789,7 @@ void cache_store(struct cache *c, const char *ko, const struct program *prog)
 			c->dir, strerror(errno));
 		return;
 	}
-	if (copy_to_new_file(ko, xasprintf("%s/%s.ko", tmp, prog->module_name), 0600) < 0 ||
+	if (store_module(ko, xasprintf("%s/%s.ko", tmp, prog->module_name), &manifest) < 0 ||
 	    write_new_file(xasprintf("%s/manifest", tmp), manifest, strlen(manifest), 0600) < 0) {
 		fprintf(stderr, "ktap: warning: cannot store the module in the cache: %s\n",
 			strerror(errno));

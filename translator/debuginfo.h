@@ -1,12 +1,14 @@
 /* debuginfo.h - what the traced kernel's debuginfo says: functions, their
  * variables, C types, source lines, tracepoints.
  *
- * Two providers fill the same structures: dwarf.c (elfutils libdw/libdwfl,
+ * Two readers fill the same structures: libdw.c (elfutils libdw/libdwfl,
  * the kernel's DWARF, indexed once per build-id into the cache) and btf.c
  * (libbpf, the kernel's BTF: function entries and parameters only, for
- * when there is no DWARF). probes/dwarf.c and probes/trace.c turn their
- * answers into probe points; target.c compiles $var->field chains over the
- * types.
+ * when there is no DWARF). Each reads the file it is given: which file
+ * describes the kernel or a module is the target's (target.h), which
+ * opens them on first use. probes/function.c and probes/trace.c turn
+ * their answers into probe points; tvar.c compiles $var->field chains
+ * over the types.
  *
  * Every string and structure returned is allocated with xalloc() and lives
  * until the process ends (the translator is short-lived).
@@ -75,10 +77,11 @@ struct ctype {
 	void (*load_members)(struct ctype *t);
 	uint64_t provider_ref;	/* e.g. a DIE offset or a BTF type id */
 	void *provider;		/* the provider's handle behind provider_ref
-				 * (dwarf.c: the struct dw, one per module) */
+				 * (libdw.c: the struct dw, one per module) */
 };
 
-/* the members of a struct or union (loaded on first use); 0 for others */
+/* the members of a struct or union (loaded on first use by its provider's
+ * load_members); 0 for others (libdw.c) */
 int ctype_members(struct ctype *t, struct ctype_member **members);
 
 /* ---- variables ---- */
@@ -109,7 +112,20 @@ struct cvar {
 					 * memory; else NULL */
 	const char *unavailable;	/* set when neither is known: why,
 					 * e.g. "optimized out at this address" */
+	/* the same, as data, where the C is a plain register or address:
+	 * for what is decided on them (a guru store writes the register) */
+	bool in_reg;			/* the value is DWARF register reg at */
+	int reg;			/* the probe: value_c is CVAR_REG_C of it */
+	uint64_t static_addr;		/* a global's fixed address, which addr_c
+					 * spells; 0: none */
+	/* a string the probe itself holds (procfs $value), not kernel data:
+	 * C that reads it into the string temporary "\1S", and that assigns
+	 * or appends the string "\1V" (no guru mode needed); else NULL */
+	const char *str_read_c, *str_store_c, *str_append_c;
 };
+
+/* the C of DWARF register N at the probe, as value_c says it */
+#define CVAR_REG_C "ktap_reg(c, %d)"
 
 /* ---- functions ---- */
 
@@ -126,52 +142,44 @@ struct kfunc {
 					 * take symbol+offset: KASLR-proof) */
 	bool inlined;			/* an inlined copy: no .return */
 	bool exported;			/* EXPORT_SYMBOL'd */
-	struct ctype *return_type;	/* NULL: void (or, from dwarf.c, not
+	struct ctype *return_type;	/* NULL: void (or, from libdw.c, not
 					 * looked up yet: dw_return_type()) */
-	uint64_t return_ref;		/* dwarf.c: its DIE, for dw_return_type */
+	uint64_t return_ref;		/* libdw.c: its DIE, for dw_return_type */
 	uint64_t provider_ref;		/* the provider's (e.g. DIE offsets) */
 	uint64_t provider_ref2;
 };
 
-/* ---- dwarf.c: the kernel's DWARF through libdw ---- */
+/* ---- libdw.c: the kernel's DWARF through libdw ----
+ * Which file to open is the target's to say (target.h: target_dwarf()).
+ */
 
 struct dw;
 
 /*
- * Open the DWARF of the kernel with this release (e.g. 6.1.0-57-amd64)
- * and build-id (hex, may be NULL when unknown). Looks, in order, in
- * vm_dir/vmlinux when vm_dir is given (the ktap guest's cache),
- * /usr/lib/debug/.build-id/xx/rest.debug, /usr/lib/debug/boot/vmlinux-REL,
- * /lib/modules/REL/build/vmlinux, then asks debuginfod when DEBUGINFOD_URLS
- * is set. The function index is built on first use for a build-id and kept
- * in ktap_cache_dir()/dwarf/BUILDID/. NULL with *why set ("no debuginfo for
- * 6.1.0-57-amd64: install linux-image-6.1.0-57-amd64-dbg ...") on failure.
+ * Open the DWARF of a kernel's debug vmlinux at path, whose GNU build-id
+ * (hex) is build_id: the function index is built on first use for a
+ * build-id and kept in ktap_cache_dir()/dwarf/BUILDID/. NULL with *why
+ * untouched when the file's DWARF cannot be read; NULL with *why set when
+ * the index cannot be made.
  */
-struct dw *dw_open(const char *release, const char *build_id,
-		   const char *vm_dir, char **why);
+struct dw *dw_open(const char *path, const char *build_id, char **why);
 const char *dw_path(const struct dw *dw);	/* the file in use */
 
-/*
- * Open the DWARF of a loadable module of that kernel release: its debug
- * .ko (ET_REL, relocated through libdwfl) from vm_dir/modules-dbg/ (the
- * guest's, fetched by guest/provision) or /usr/lib/debug/lib/modules/REL/,
- * indexed per build-id like the kernel's. module is the module's name
- * ("9p", "virtio_ring"; '-' and '_' are the same). Its functions'
- * symbols are "MODULE:SYMBOL". Module globals (DW_OP_addr) are reported
- * unavailable: their address is known only once the module is loaded.
- * NULL with *why set (naming the package) on failure.
- */
-struct dw *dw_open_module(const char *release, const char *module,
-			  const char *vm_dir, char **why);
-const char *dw_module(const struct dw *dw);	/* NULL for the kernel */
+/* the same for a program or shared library (user-space probes): its
+ * variables' C reads memory with ktap_uread(c, ADDR, SIZE), the user-space
+ * ktap_kread(); dyn (a PIE or library): its statics are unavailable */
+struct dw *dw_open_user(const char *path, const char *build_id, bool dyn, char **why);
 
 /*
- * The names of the modules of that release, sorted: every module the
- * kernel has (from modules.dep of vm_dir/kimg or /lib/modules/REL), or,
- * with_debuginfo, those whose debug .ko dw_open_module() would find.
+ * Open the DWARF of a loadable module (module: "9p", "virtio_ring") from
+ * its debug .ko at path (ET_REL, relocated through libdwfl), indexed per
+ * build-id like the kernel's. Its functions' symbols are "MODULE:SYMBOL".
+ * Module globals (DW_OP_addr) are reported unavailable: their address is
+ * known only once the module is loaded. NULL with *why set on failure.
  */
-int dw_module_names(const char *release, const char *vm_dir,
-		    bool with_debuginfo, const char ***names);
+struct dw *dw_open_module(const char *path, const char *module, const char *build_id,
+			  char **why);
+const char *dw_module(const struct dw *dw);	/* NULL for the kernel */
 
 /*
  * Why no instance of the function named `name` can be probed although the
@@ -219,7 +227,27 @@ bool dw_global(struct dw *dw, const char *name, struct cvar *out);
 int dw_statements(struct dw *dw, const struct kfunc *f, const char *file_glob,
 		  int first, int last, uint64_t **addrs, int **lines);
 
-/* ---- tracepoints (dwarf.c: from __traceiter_NAME's prototype) ---- */
+/* ---- declarations found by address (libdw.c), without the index ---- */
+
+struct dw_param {
+	const char *name;		/* NULL: unnamed */
+	const char *type;		/* as C spells it: "const char*", "long
+					 * unsigned int" (typedefs kept) */
+};
+
+/*
+ * In the debug file at path, for each i < n: the parameters of the
+ * function named decl[i] declared at the top of the CU that holds the
+ * address of the function symbol sym[i]; nparams[i] is their count, -1
+ * when there is no such symbol or declaration. Reads those CUs only
+ * (.debug_aranges): milliseconds, where the index takes seconds (for
+ * syscalls.c: __do_sys_NAME in __x64_sys_NAME's CU). False when the
+ * file's DWARF cannot be read.
+ */
+bool dw_params_by_symbol(const char *path, int n, const char *const *sym,
+			 const char *const *decl, struct dw_param **params, int *nparams);
+
+/* ---- tracepoints (libdw.c: from __traceiter_NAME's prototype) ---- */
 
 struct ktracepoint {
 	const char *system;		/* "sched" (the trace/events header) */
@@ -235,9 +263,12 @@ int dw_tracepoints(struct dw *dw, const char *system_glob,
 
 struct btf_kernel;
 
-/* from the BTF section of the image (vm_dir/vmlinux-pvh) or
- * /sys/kernel/btf/vmlinux; NULL with *why on failure */
-struct btf_kernel *btfk_open(const char *vm_dir, char **why);
+/* the BTF of the ELF image at path (its .BTF section), or of a raw BTF
+ * file (elf false: /sys/kernel/btf/vmlinux); function addresses from
+ * system_map (NULL: they stay 0). Which file is the target's to say
+ * (target.h: target_btf()). NULL with *err ("PATH: why") on failure */
+struct btf_kernel *btfk_open(const char *path, bool elf, const char *system_map,
+			     char **err);
 
 /* out-of-line functions only (BTF knows no inline copies); addr is 0 and
  * symbol = name, offset = 0 */

@@ -18,6 +18,7 @@
 #include "format.h"
 #include "regex.h"
 #include "prebuilt.h"
+#include "target.h"
 
 #define MAX_LOOP_DEPTH 64
 
@@ -47,6 +48,7 @@ struct emitter {
 	int nregex;
 	bool uses_agg;			/* the frame needs a struct ktap_stat_agg */
 	const char *c_file;		/* the generated file's name, for #line */
+	struct unit *unit;		/* what pass 4 is told of the file */
 };
 
 /* ---- small writers ---- */
@@ -172,6 +174,7 @@ static char *emit_index_incdec(struct emitter *em, const struct expr *e);
 static char *emit_stat_add(struct emitter *em, const struct expr *e);
 static char *emit_stat_op(struct emitter *em, const struct expr *e);
 static char *emit_hist_index(struct emitter *em, const struct expr *e);
+static char *hist_desc(const struct symbol *s);
 static void emit_print_hist(struct emitter *em, const struct expr *h, bool newline);
 
 static const char *c_operator(enum op op)
@@ -361,6 +364,32 @@ static bool strict_strings(const struct srcloc *loc)
 	return !loc->src || !loc->src->is_tapset;
 }
 
+/* MAXSTRINGLEN as the module will have it: -D MAXSTRINGLEN=N, else
+ * runtime/limits.h's default */
+static long max_string_len(const struct options *opt)
+{
+	long v = 512;
+
+	for (int i = 0; i < opt->ndefines; i++)
+		if (!strncmp(opt->defines[i], "MAXSTRINGLEN=", 13))
+			v = strtol(opt->defines[i] + 13, NULL, 0);
+	return v;
+}
+
+/* a literal of the script's that no string variable can hold: an error,
+ * where copying it would cut it silently */
+static char *emit_string_literal(struct emitter *em, const struct expr *e)
+{
+	long max = max_string_len(em->opt);
+	size_t n = strlen(e->str);
+
+	if (strict_strings(&e->loc) && max > 0 && n >= (size_t)max)
+		diag_error(&e->loc, "string of %zu bytes exceeds MAXSTRINGLEN (%ld): "
+			   "a string holds at most %ld bytes (-D MAXSTRINGLEN=N)",
+			   n, max, max - 1);
+	return c_string(e->str);
+}
+
 /* dst = a . b */
 static void emit_strcat(struct emitter *em, const struct srcloc *loc,
 			const char *dst, const char *a, const char *b)
@@ -383,6 +412,32 @@ static char *emit_concat(struct emitter *em, const struct expr *e)
 	return t;
 }
 
+static char *emit_target(struct emitter *em, const struct expr *e);
+
+static bool is_probe_string_assign(const struct expr *e)
+{
+	return e->kind == EX_ASSIGN && e->lhs->kind == EX_TARGET &&
+	       tvar_is_probe_string(e->lhs->access);
+}
+
+/* procfs `$value = s` and `$value .= s`: the probe's own string */
+static void emit_probe_string_store(struct emitter *em, const struct expr *e)
+{
+	char *rhs = emit_expr(em, e->rhs);
+
+	if (e->op == OP_CONCAT_ASSIGN)
+		line(em, "%s;", tvar_append_c(e->lhs->access, rhs));
+	else
+		line(em, "%s;", tvar_store_c(e->lhs->access, rhs));
+}
+
+/* ... as an expression: its value is the string's new value */
+static char *emit_probe_string_assign(struct emitter *em, const struct expr *e)
+{
+	emit_probe_string_store(em, e);
+	return emit_target(em, e->lhs);
+}
+
 /* guru `$var = v` and `$var += v`: compute, store, check the write */
 static char *emit_target_assign(struct emitter *em, const struct expr *e)
 {
@@ -397,12 +452,27 @@ static char *emit_target_assign(struct emitter *em, const struct expr *e)
 		line(em, "%s = %s;", v, arith(em, e->op, old, rhs, &e->loc));
 	}
 	line(em, "c->target_loc = %s;", near(&e->lhs->loc, e->lhs->str));
-	line(em, "%s;", target_store_c(e->lhs->access, v));
+	line(em, "%s;", tvar_store_c(e->lhs->access, v));
 	check_error(em);
 	return v;
 }
 
 static char *emit_call_into(struct emitter *em, const struct expr *e, const char *dst);
+
+/* after a call written in the script: an error the callee raised without
+ * saying where (a fault in a tapset's C) is reported at this call */
+static void check_call_error(struct emitter *em, const struct expr *e)
+{
+	if (!strict_strings(&e->loc)) {
+		check_error(em);
+		return;
+	}
+	line(em, "if (unlikely(c->error)) {");
+	line(em, "	if (!c->error_site)");
+	line(em, "		c->error_site = %s;", near(&e->loc, xasprintf("%s()", e->fn->name)));
+	line(em, "	goto %s;", em->err_label);
+	line(em, "}");
+}
 
 /* local = f(...), f a script function returning a string: f can write
  * the local directly, as nothing else reads it while f runs. Not inside
@@ -420,8 +490,10 @@ static char *emit_assign(struct emitter *em, const struct expr *e)
 {
 	char *lhs;
 
-	if (e->lhs->kind == EX_TARGET && e->lhs->access)
-		return emit_target_assign(em, e);
+	if (is_probe_string_assign(e))
+		return emit_probe_string_assign(em, e);
+	if ((e->lhs->kind == EX_TARGET || e->lhs->kind == EX_AT_VAR) && e->lhs->access)
+		return emit_target_assign(em, e);	/* guru: $var = v, @var("x") = v */
 	lhs = var_name(e->lhs->sym);
 	if (returns_into_local(em, e)) {
 		/* no temporary and copy: the call writes the local itself,
@@ -548,7 +620,7 @@ static char *emit_call_into(struct emitter *em, const struct expr *e, const char
 	} else {
 		line(em, "%s;", call.buf);
 	}
-	check_error(em);
+	check_call_error(em, e);
 	return t ? t : xstrdup("0");
 }
 
@@ -762,13 +834,13 @@ static const char *target_what(const struct expr *e)
 	return e->kind == EX_CAST ? "@cast" : e->kind == EX_AT_VAR ? "@var" : "@entry";
 }
 
-/* a target expression bound by target.c: its index expressions and @cast
+/* a target expression bound by tvar.c: its index expressions and @cast
  * pointer first, then the read; a fault ends the hit */
 static char *emit_target(struct emitter *em, const struct expr *e)
 {
-	const struct target_access *a = e->access;
-	struct expr **index, *ptr = target_cast_pointer(a);
-	int n = target_index_count(a, &index), i;
+	const struct tvar_access *a = e->access;
+	struct expr **index, *ptr = tvar_cast_pointer(a);
+	int n = tvar_index_count(a, &index), i;
 	char **index_c = xalloc((n + 1) * sizeof(*index_c));
 	char *cast_c = NULL, *str = NULL, *code, *t;
 
@@ -784,9 +856,9 @@ static char *emit_target(struct emitter *em, const struct expr *e)
 		cast_c = new_temp(em, TY_LONG);
 		line(em, "%s = %s;", cast_c, v);
 	}
-	if (target_is_string(a))
+	if (tvar_is_string(a))
 		str = new_temp(em, TY_STRING);
-	code = target_emit_c(a, index_c, cast_c, str, near(&e->loc, target_what(e)));
+	code = tvar_emit_c(a, index_c, cast_c, str, near(&e->loc, target_what(e)));
 	if (str) {
 		line(em, "%s;", code);
 		t = str;
@@ -808,7 +880,7 @@ static char *emit_expr(struct emitter *em, const struct expr *e)
 			return xstrdup("((int64_t)(-9223372036854775807LL - 1))");
 		return xasprintf("((int64_t)%lldLL)", (long long)e->num);
 	case EX_STRING:
-		return c_string(e->str);
+		return emit_string_literal(em, e);
 	case EX_SCRIPT_ARG:
 		return emit_script_arg(em, e);
 	case EX_ARGC:
@@ -949,11 +1021,26 @@ static char *emit_index_read(struct emitter *em, const struct expr *e)
 	return t;
 }
 
+/* N in @hist_log(x): N is one of the histogram's buckets */
+static char *emit_in_hist(struct emitter *em, const struct expr *e)
+{
+	char *i = emit_expr(em, e->args[0]);
+	char *t = new_temp(em, TY_LONG);
+
+	line(em, "%s = %s >= 0 && %s < ktap_hist_nbuckets(&%s);", t, i, i,
+	     hist_desc(e->rhs->lhs->sym));
+	return t;
+}
+
 static char *emit_in(struct emitter *em, const struct expr *e)
 {
 	unsigned wild = 0;
-	char *k = emit_keys(em, e, &wild);
-	char *t = new_temp(em, TY_LONG);
+	char *k, *t;
+
+	if (e->rhs)
+		return emit_in_hist(em, e);
+	k = emit_keys(em, e, &wild);
+	t = new_temp(em, TY_LONG);
 
 	if (wild)
 		line(em, "%s = ktap_map_exists_slice(g_%s, %s, %uu);", t, e->sym->name, k, wild);
@@ -1386,6 +1473,7 @@ static void emit_try(struct emitter *em, const struct stmt *s)
 	if (s->catch_var && s->catch_var->sym)
 		line(em, "ktap_strcpy(%s, c->error);", var_name(s->catch_var->sym));
 	line(em, "c->error = NULL;");
+	line(em, "c->error_site = NULL;");
 	line(em, "{");
 	emit_block_body(em, s->catch_body);
 	line(em, "}");
@@ -1420,7 +1508,10 @@ static void emit_stmt_counted(struct emitter *em, const struct stmt *s, bool cou
 	case ST_NULL:
 		break;
 	case ST_EXPR:
-		emit_expr(em, s->expr);
+		if (is_probe_string_assign(s->expr))
+			emit_probe_string_store(em, s->expr);	/* no value wanted */
+		else
+			emit_expr(em, s->expr);
 		break;
 	case ST_IF:
 		emit_if(em, s);
@@ -1753,7 +1844,8 @@ static bool prebuildable(const struct function *fn, const struct options *opt)
 {
 	int i;
 
-	if (!fn->embedded || !in_prebuilt_dir(fn->loc.src, opt))
+	/* a guru function is only called with -g, which compiles in full */
+	if (!fn->embedded || fn->guru || !in_prebuilt_dir(fn->loc.src, opt))
 		return false;
 	if (fn->ret_declared ? fn->ret_type != TY_LONG && fn->ret_type != TY_STRING
 			     : fn->returns_value)
@@ -1812,7 +1904,7 @@ static bool light_ok(const struct program *prog, const struct options *opt)
 {
 	int i;
 
-	if (opt->guru || getenv("KTAP_NO_LIGHT"))
+	if (opt->guru || opt->timing || opt->nglobal_settings || getenv("KTAP_NO_LIGHT"))
 		return false;
 	for (i = 0; i < prog->nembedded; i++)
 		if (!in_prebuilt_dir(prog->embedded[i]->loc.src, opt))
@@ -1824,16 +1916,21 @@ static bool light_ok(const struct program *prog, const struct options *opt)
 }
 
 /* a function's declaration; in a light unit, a prebuilt one is bound to
- * the prebuilt object's symbol */
+ * the prebuilt object's symbol (which the unit says it needs) */
 static void emit_prototype(struct emitter *em, struct strbuf *out, const struct function *fn)
 {
+	struct unit *u = em->unit;
+	char *sym;
+
 	if (!em->light || !fn->embedded || fn->light) {
 		sb_printf(out, "%s;\n", function_signature(fn));
 		return;
 	}
+	sym = prebuilt_symbol(fn);
 	sb_printf(out, "#ifdef KTAP_LIGHT\n%s __asm__(\"%s\");\n#else\n%s;\n#endif\n",
-		  function_signature(fn) + strlen("static "), prebuilt_symbol(fn),
-		  function_signature(fn));
+		  function_signature(fn) + strlen("static "), sym, function_signature(fn));
+	u->prebuilt = xrealloc(u->prebuilt, (u->nprebuilt + 1) * sizeof(*u->prebuilt));
+	u->prebuilt[u->nprebuilt++] = sym;
 }
 
 /* an embedded-C function without a frame: only the nesting count */
@@ -2062,12 +2159,104 @@ static void emit_globals(struct emitter *em, struct strbuf *out)
 			sb_printf(out, "static DEFINE_PER_CPU(ktap_cpulock_t, g_%s_lock);\n",
 				  g->name);
 		else
-			sb_printf(out, "static DEFINE_RWLOCK(g_%s_lock);\n", g->name);
+			sb_printf(out, "static KTAP_DEFINE_RWLOCK(g_%s_lock);\n", g->name);
 	}
 	sb_printf(out, "\nKTAP_UNIT_DEF int ktap_globals_init(void)\n{\n%s\treturn 0;\n}\n\n",
 		  init.buf);
 	sb_printf(out, "KTAP_UNIT_DEF void ktap_globals_exit(void)\n{\n%s}\n"
 		       "#define ktap_globals_exit ktap_globals_exit\n\n", fini.buf);
+}
+
+/* ---- what -G and -t add to the module ---- */
+
+/* -G NAME=VALUE: the global is a module parameter, named
+ * KTAP_PARAM_GLOBAL_PREFIX NAME (runtime/uapi.h), that ktap-run sets at
+ * load; pass 2 checked the name and the value's type (checks.c) */
+static void emit_global_params(struct emitter *em, struct strbuf *out)
+{
+	bool *done = xalloc((em->prog->nglobals + 1) * sizeof(*done));
+	int i, j;
+
+	for (i = 0; i < em->opt->nglobal_settings; i++) {
+		const char *set = em->opt->global_settings[i];
+		size_t n = strcspn(set, "=");
+
+		for (j = 0; j < em->prog->nglobals; j++) {
+			const struct symbol *g = em->prog->globals[j];
+
+			if (strlen(g->name) != n || strncmp(g->name, set, n) != 0 || is_map(g))
+				continue;
+			if (done[j])	/* set twice: ktap-run passes both, the last wins */
+				break;
+			done[j] = true;
+			if (g->type == TY_STRING)
+				sb_printf(out, "module_param_string(g_%s, g_%s, MAXSTRINGLEN, 0);\n",
+					  g->name, g->name);
+			else	/* int64_t is long on the 64-bit targets */
+				sb_printf(out, "module_param_cb(g_%s, &param_ops_long, &g_%s, 0);\n",
+					  g->name, g->name);
+			break;
+		}
+	}
+	xfree(done);
+}
+
+static int count_points(const struct program *prog)
+{
+	const struct concrete_point *cp;
+	int i, n = 0;
+
+	for (i = 0; i < prog->nprobes; i++)
+		for (cp = prog->probes[i]->points; cp; cp = cp->next)
+			n++;
+	return n;
+}
+
+/* -t: per-CPU hits and cycles of each point of the probe table, summed
+ * by the report, an end probe after the script's own (the table's last
+ * entry) */
+static void emit_timing(struct emitter *em, struct strbuf *out)
+{
+	const struct concrete_point *cp;
+	int i, n = 0;
+
+	sb_printf(out, "struct ktap_hit_timing {\n\tu64 hits, cycles, min, max;\n};\n"
+		       "static DEFINE_PER_CPU(struct ktap_hit_timing, ktap_hit_timing[%d]);\n\n",
+		  count_points(em->prog));
+	sb_puts(out, "static void ktap_time_hit(int i, cycles_t t0)\n{\n"
+		     "\tstruct ktap_hit_timing *t = this_cpu_ptr(&ktap_hit_timing[i]);\n"
+		     "\tu64 d = get_cycles() - t0;\n\n"
+		     "\tif (!t->hits || d < t->min)\n\t\tt->min = d;\n"
+		     "\tif (d > t->max)\n\t\tt->max = d;\n"
+		     "\tt->hits++;\n\tt->cycles += d;\n}\n\n");
+	sb_puts(out, "static const char *const ktap_hit_where[][2] = {\n");
+	for (i = 0; i < em->prog->nprobes; i++) {
+		const struct srcloc *loc = &em->prog->probes[i]->loc;
+		char *where = xasprintf("%s:%d:%d", loc->src->name, loc->line, loc->col);
+
+		for (cp = em->prog->probes[i]->points; cp; cp = cp->next, n++)
+			sb_printf(out, "\t{ %s, %s },\n", c_string(where),
+				  c_string(cp->from ? cp->from : cp->pp));
+	}
+	sb_puts(out, "};\n\n");
+	sb_printf(out, "static void ktap_timing_report(struct ktap_context *c)\n{\n"
+		       "\tint i, cpu;\n\n"
+		       "\tktap_printf(c, \"----- probe hit report: \\n\");\n"
+		       "\tfor (i = 0; i < %d; i++) {\n"
+		       "\t\tstruct ktap_hit_timing sum = { 0 };\n\n"
+		       "\t\tfor_each_possible_cpu(cpu) {\n"
+		       "\t\t\tconst struct ktap_hit_timing *t = per_cpu_ptr(&ktap_hit_timing[i], cpu);\n\n"
+		       "\t\t\tif (!t->hits)\n\t\t\t\tcontinue;\n"
+		       "\t\t\tif (!sum.hits || t->min < sum.min)\n\t\t\t\tsum.min = t->min;\n"
+		       "\t\t\tif (t->max > sum.max)\n\t\t\t\tsum.max = t->max;\n"
+		       "\t\t\tsum.hits += t->hits;\n\t\t\tsum.cycles += t->cycles;\n\t\t}\n"
+		       "\t\tif (!sum.hits)\n\t\t\tcontinue;\n"
+		       "\t\tktap_printf(c, \"%%s, (%%s), hits: %%d, cycles: %%dmin/%%davg/%%dmax, from: %%s, index: %%d\\n\",\n"
+		       "\t\t\t    ktap_probes[i].pp, ktap_hit_where[i][0], (int64_t)sum.hits,\n"
+		       "\t\t\t    (int64_t)sum.min, (int64_t)div64_u64(sum.cycles, sum.hits),\n"
+		       "\t\t\t    (int64_t)sum.max, ktap_hit_where[i][1], (int64_t)i);\n"
+		       "\t\tktap_print_flush(c);\n"
+		       "\t}\n}\n\n", n);
 }
 
 static const char *kind_name(enum probe_kind k)
@@ -2078,6 +2267,17 @@ static const char *kind_name(enum probe_kind k)
 	case PK_TIMER: return "KTAP_PROBE_TIMER";
 	case PK_KPROBE: return "KTAP_PROBE_KPROBE";
 	case PK_TRACEPOINT: return "KTAP_PROBE_TRACEPOINT";
+	case PK_ERROR: return "KTAP_PROBE_ERROR";
+	case PK_NEVER: return "KTAP_PROBE_NEVER";
+	case PK_PROCFS_READ: return "KTAP_PROBE_PROCFS_READ";
+	case PK_PROCFS_WRITE: return "KTAP_PROBE_PROCFS_WRITE";
+	case PK_UPROBE: return "KTAP_PROBE_UPROBE";
+	case PK_URETPROBE: return "KTAP_PROBE_URETPROBE";
+	case PK_PROC_BEGIN: return "KTAP_PROBE_PROC_BEGIN";
+	case PK_PROC_END: return "KTAP_PROBE_PROC_END";
+	case PK_PERF: return "KTAP_PROBE_PERF";
+	case PK_NETFILTER: return "KTAP_PROBE_NETFILTER";
+	case PK_HWBKPT: return "KTAP_PROBE_HWBKPT";
 	default: return "KTAP_PROBE_KRETPROBE";
 	}
 }
@@ -2248,8 +2448,13 @@ static void emit_run_handler(struct emitter *em, struct strbuf *out)
 	int i, first = 0;
 
 	sb_puts(out, "KTAP_UNIT_DEF void ktap_run_handler(const struct ktap_probe *probe,\n"
-		     "\t\t\t\t    struct ktap_context *c)\n{\n"
-		     "\tswitch (probe - ktap_probes) {\n");
+		     "\t\t\t\t    struct ktap_context *c)\n{\n");
+	if (em->opt->timing)	/* -t: the report is the last entry, untimed */
+		sb_printf(out, "\tcycles_t t0 = get_cycles();\n\n"
+			       "\tif (probe - ktap_probes == %d) {\n"
+			       "\t\tktap_timing_report(c);\n\t\treturn;\n\t}\n",
+			  count_points(em->prog));
+	sb_puts(out, "\tswitch (probe - ktap_probes) {\n");
 	for (i = 0; i < em->prog->nprobes; i++) {
 		const struct resolved_probe *rp = em->prog->probes[i];
 		const struct concrete_point *cp;
@@ -2266,7 +2471,96 @@ static void emit_run_handler(struct emitter *em, struct strbuf *out)
 		sb_printf(out, "\t\tprobe_%d(c);\n\t\tbreak;\n", rp->index);
 		first += n;
 	}
-	sb_puts(out, "\t}\n}\n\n");
+	sb_puts(out, "\t}\n");
+	if (em->opt->timing)
+		sb_puts(out, "\tktap_time_hit(probe - ktap_probes, t0);\n");
+	sb_puts(out, "}\n\n");
+}
+
+static int usym_cmp(const void *a, const void *b)
+{
+	const struct program_symbol *x = a, *y = b;
+
+	/* aliases at one offset in name order: usymname() names the last */
+	if (x->addr != y->addr)
+		return x->addr > y->addr ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+/* the functions of one probed file by file offset (runtime/usyms.h) */
+static void emit_usyms_of(struct strbuf *out, struct target *t, int k)
+{
+	struct program_symbol *syms;
+	int n = target_program_functions(t, "*", &syms), i, m = 0;
+
+	for (i = 0; i < n; i++)
+		if (target_file_offset(t, syms[i].addr, &syms[m].addr)) {
+			syms[m].name = syms[i].name;
+			syms[m++].size = syms[i].size;
+		}
+	qsort(syms, m, sizeof(*syms), usym_cmp);
+	sb_printf(out, "static const struct ktap_usym ktap_usyms_%d[] = {\n", k);
+	for (i = 0; i < m; i++)
+		sb_printf(out, "\t{ 0x%llx, %llu, %s },\n", (unsigned long long)syms[i].addr,
+			  (unsigned long long)syms[i].size, c_string(syms[i].name));
+	if (!m)
+		sb_puts(out, "\t{ 0 },\n");
+	sb_puts(out, "};\n");
+}
+
+/* usymname()'s table: every file the script probes in user space */
+static void emit_usym_table(struct emitter *em, struct strbuf *out)
+{
+	struct target **files = NULL;
+	struct strbuf table = { 0 };
+	int n = 0, i, j;
+
+	sb_puts(&table, "");
+	for (i = 0; i < em->prog->nprobes; i++) {
+		const struct concrete_point *cp;
+
+		for (cp = em->prog->probes[i]->points; cp; cp = cp->next) {
+			if (!cp->file)
+				continue;
+			for (j = 0; j < n && files[j] != cp->file; j++)
+				;
+			if (j < n)
+				continue;
+			files = xrealloc(files, (n + 1) * sizeof(*files));
+			files[n] = cp->file;
+			emit_usyms_of(out, cp->file, n);
+			sb_printf(&table, "\t{ %s, ktap_usyms_%d, ARRAY_SIZE(ktap_usyms_%d) },\n",
+				  c_string(cp->file->load_path), n, n);
+			n++;
+		}
+	}
+	/* -d PATH: a program or library whose functions usymname() names
+	 * though the script does not probe it (-d kernel and modules: the
+	 * kernel's names are there at run time) */
+	for (i = 0; i < em->opt->nsymbol_modules; i++) {
+		const char *name = em->opt->symbol_modules[i];
+		char *why = NULL;
+		struct target *t = strchr(name, '/') ? target_program(name, &why) : NULL;
+
+		if (!t) {
+			if (why)
+				diag_warning(NULL, "-d %s: %s", name, why);
+			continue;
+		}
+		for (j = 0; j < n && files[j] != t; j++)
+			;
+		if (j < n)
+			continue;
+		files = xrealloc(files, (n + 1) * sizeof(*files));
+		files[n] = t;
+		emit_usyms_of(out, t, n);
+		sb_printf(&table, "\t{ %s, ktap_usyms_%d, ARRAY_SIZE(ktap_usyms_%d) },\n",
+			  c_string(t->load_path), n, n);
+		n++;
+	}
+	sb_printf(out, "KTAP_UNIT_DEF const struct ktap_usym_file ktap_usym_files[] = {\n%s%s};\n"
+		       "KTAP_UNIT_DEF const unsigned int ktap_nr_usym_files = %d;\n\n",
+		  table.buf, n ? "" : "\t{ 0 },\n", n);
 }
 
 static void emit_probe_table(struct emitter *em, struct strbuf *out)
@@ -2286,6 +2580,15 @@ static void emit_probe_table(struct emitter *em, struct strbuf *out)
 				sb_printf(out, ", .symbol = %s", c_string(cp->symbol));
 			if (cp->offset)
 				sb_printf(out, ", .offset = %llu", (unsigned long long)cp->offset);
+			if (cp->path)
+				sb_printf(out, ", .path = %s", c_string(cp->path));
+			if (cp->pid)
+				sb_printf(out, ", .pid = %lld", (long long)cp->pid);
+			if (cp->ref_ctr_offset)
+				sb_printf(out, ", .ref_ctr_offset = %llu",
+					  (unsigned long long)cp->ref_ctr_offset);
+			if (cp->address)
+				sb_printf(out, ", .address = 0x%llxUL", (unsigned long long)cp->address);
 			if (cp->tracepoint)
 				sb_printf(out, ", .tracepoint = %s, .tp_func = %s",
 					  c_string(cp->tracepoint),
@@ -2295,19 +2598,48 @@ static void emit_probe_table(struct emitter *em, struct strbuf *out)
 			if (rp->nentry_exprs && cp->kind == PK_KRETPROBE)
 				sb_printf(out, ", .entry = probe_%d_entry, .entry_size = %d",
 					  rp->index, 8 * rp->nentry_exprs);
+			if (cp->priority == INT64_MIN)	/* init: its literal overflows */
+				sb_puts(out, ", .priority = -9223372036854775807LL - 1");
+			else if (cp->priority)
+				sb_printf(out, ", .priority = %lldLL", (long long)cp->priority);
 			if (cp->period_ns)
 				sb_printf(out, ", .period_ns = %lluULL",
 					  (unsigned long long)cp->period_ns);
+			if (cp->randomize_ns)
+				sb_printf(out, ", .randomize_ns = %lluULL",
+					  (unsigned long long)cp->randomize_ns);
 			if (cp->per_cpu)
 				sb_puts(out, ", .per_cpu = true");
 			if (cp->maxactive)
 				sb_printf(out, ", .maxactive = %d", cp->maxactive);
+			if (cp->kind == PK_PERF)
+				sb_printf(out, ", .perf_type = %u, .perf_config = 0x%llxULL"
+					  ", .perf_sample = %lluULL%s", cp->perf_type,
+					  (unsigned long long)cp->perf_config,
+					  (unsigned long long)cp->perf_sample,
+					  cp->perf_freq ? ", .perf_freq = true" : "");
+			if (cp->kind == PK_HWBKPT)
+				sb_printf(out, ", .bp_len = %d, .bp_type = %d", cp->bp_len,
+					  cp->bp_type);
+			if (cp->kind == PK_NETFILTER)
+				sb_printf(out, ", .nf_hook = %d, .nf_pf = %d, .nf_priority = %d",
+					  cp->nf_hook, cp->nf_pf, cp->nf_priority);
+			if (cp->procfs_name)
+				sb_printf(out, ", .procfs_name = %s, .procfs_mode = 0%o"
+					  ", .procfs_maxsize = %lld", c_string(cp->procfs_name),
+					  cp->procfs_mode, (long long)cp->procfs_maxsize);
 			if (cp->optional)
 				sb_puts(out, ", .optional = true");
 			sb_puts(out, " },\n");
 		}
 	}
+	if (em->opt->timing)
+		sb_puts(out, "\t{ .kind = KTAP_PROBE_END, .pp = \"end\", .priority = 9223372036854775807LL },"
+			     "\t/* -t's report, after every end(N) */\n");
 	sb_puts(out, "};\n#define KTAP_NR_PROBES ARRAY_SIZE(ktap_probes)\n\n");
+	if (em->opt->timing)
+		emit_timing(em, out);
+	emit_usym_table(em, out);
 	emit_run_handler(em, out);
 }
 
@@ -2435,24 +2767,32 @@ static void emit_code(struct emitter *em, struct strbuf *code)
 		emit_probe(em, code, em->prog->probes[i]);
 }
 
-char *emit_program(const struct program *prog, const struct options *opt)
+struct unit *emit_program(const struct program *prog, const struct options *opt)
 {
 	struct emitter em = { 0 };
-	struct strbuf out = { 0 }, code = { 0 };
+	struct strbuf out = { 0 }, code = { 0 }, defines = { 0 };
+	struct unit *u = xalloc(sizeof(*u));
 	int i;
 
 	em.prog = prog;
 	em.opt = opt;
 	em.light = light_ok(prog, opt);
 	em.c_file = xasprintf("%s.c", prog->module_name);
+	em.unit = u;
+	u->module_name = prog->module_name;
+	u->light = em.light;
 	sb_printf(&out, "/* generated by ktap %s from %s */\n", KTAP_VERSION,
 		  prog->user->src->name);
 	sb_printf(&out, "#define KTAP_MODULE_NAME \"%s\"\n", prog->module_name);
-	emit_defines(&em, &out);
+	sb_puts(&defines, "");
+	emit_defines(&em, &defines);
 	if (uses_variance(prog))
-		sb_puts(&out, "#define KTAP_NEED_VARIANCE 1\n");
+		sb_puts(&defines, "#define KTAP_NEED_VARIANCE 1\n");
+	u->defines = defines.buf;
+	sb_puts(&out, u->defines);
 	emit_runtime_include(&em, &out);
 	emit_globals(&em, &out);
+	emit_global_params(&em, &out);
 	for (i = 0; i < prog->nfunctions; i++)
 		emit_prototype(&em, &out, prog->functions[i]);
 	sb_puts(&out, "\n");
@@ -2469,7 +2809,8 @@ char *emit_program(const struct program *prog, const struct options *opt)
 		sb_puts(&out, "#endif\n");
 	if (diag_error_count())
 		return NULL;
-	return restore_lines(out.buf, em.c_file);
+	u->c = restore_lines(out.buf, em.c_file);
+	return u;
 }
 
 /* ---- the prebuilt object's unit ---- */

@@ -2,7 +2,10 @@
  *
  * Pipeline order: util → diag → lexer → parser → resolve → probes/ →
  * emit → build → run (local or vm). Each section declares what one file
- * exports; the prefix of a name tells its owner.
+ * exports; the prefix of a name tells its owner. What is probed (the
+ * kernel, a module, a program) is target.h's, which every pass asks;
+ * pass 2's own interface is resolve.h and program.h, the debuginfo's
+ * debuginfo.h.
  */
 #ifndef KTAP_H
 #define KTAP_H
@@ -25,6 +28,10 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *read_whole_file(const char *path, size_t *len);	/* NULL + errno */
+/* a kernel module name ktap makes files of: [A-Za-z0-9_], 1..55 bytes
+ * (the kernel's MODULE_NAME_LEN less its NUL) */
+#define KTAP_MODULE_NAME_MAX 55
+bool is_module_name(const char *name);
 void remove_tree(const char *path);		/* rm -rf; errors ignored */
 double now_seconds(void);			/* monotonic */
 const char *ktap_cache_dir(void);	/* $KTAP_CACHE, else ~/.cache/ktap */
@@ -54,6 +61,7 @@ struct sha256 {
 void sha256_init(struct sha256 *s);
 void sha256_update(struct sha256 *s, const void *data, size_t len);
 void sha256_final_hex(struct sha256 *s, char hex[SHA256_HEX_LEN + 1]);
+bool sha256_file_hex(const char *path, char hex[SHA256_HEX_LEN + 1]);	/* false: unreadable */
 
 /* ---- diag.c: errors and warnings that point at the script ----
  * "file:line:col: error: message", the source line, a caret under the
@@ -88,20 +96,31 @@ struct options;
 struct program;
 struct program *resolve_program(struct file *user, struct options *opt);
 void print_resolved(FILE *out, const struct program *prog);	/* -p2 */
+
+/* ---- probes/probes.c: the providers' points, for -l and -L ---- */
+
 void print_probe_list(FILE *out, const struct program *prog,
 		      bool with_vars);				/* -l, -L */
-const struct source **program_sources_used(const struct program *prog,
-					   int *n);	/* tapsets the code came from */
 
 /* ---- emit.c: pass 3 ---- */
 
-char *emit_program(const struct program *prog, const struct options *opt);
+/* the C file of a script, and what pass 4 must know of it */
+struct unit {
+	char *c;			/* the file */
+	const char *module_name;	/* its KTAP_MODULE_NAME */
+	bool light;			/* it compiles with -DKTAP_LIGHT too, against
+					 * runtime/api.h (doc/internals.md, 1f) */
+	char *defines;			/* its #define lines the runtime sees (-D,
+					 * KTAP_NEED_VARIANCE): the prebuilt object
+					 * is compiled with the same */
+	const char **prebuilt;		/* the prebuilt object's functions a light */
+	int nprebuilt;			/* build calls (ktapt_NAME_HASH) */
+};
+struct unit *emit_program(const struct program *prog, const struct options *opt);
 
 /* ---- build.c: pass 4 ---- */
 
-int build_module(const char *c_code, const struct options *opt,
-		 char **ko_path);
-const char *kernel_build_dir(const struct options *opt);	/* NULL + message */
+int build_module(const struct unit *u, const struct options *opt, char **ko_path);
 
 /* ---- cache.c: built modules, keyed by everything that shapes them ----
  * ${KTAP_CACHE:-~/.cache/ktap}/modules/<key>/{manifest,NAME.ko}. A hit
@@ -114,7 +133,6 @@ int cache_fetch(struct cache *c, const struct options *opt,
 void cache_store(struct cache *c, const char *ko, const struct program *prog);
 int cache_clean(const struct options *opt);		/* --clean-cache */
 char *cache_private_dir(const char *name, bool create);	/* <cache>/NAME, checked private; NULL + warning */
-char *cache_tree_id(const char *kdir);	/* hash of .config, Module.symvers, release */
 
 /* ---- run.c: pass 5 ---- */
 
@@ -122,10 +140,12 @@ int run_local(const char *ko_path, const struct options *opt);
 const char *local_run_refusal(void);	/* NULL when modules can load here */
 char **ktap_run_argv(const char *loader, const char *ko,
 		     const struct options *opt, bool with_output_file);
-int vm_run(const char *ko_path, const struct options *opt);	/* vm.c */
+
+/* ---- vm.c: pass 5 in the ktap guest ---- */
+
+int vm_run(const char *ko_path, const struct options *opt);
 int vm_command(const char *what, const struct options *opt);	/* setup/start/stop/status */
 int vm_exec(const char *command, const struct options *opt);	/* --vm-exec */
-const char *vm_kernel_build_dir(const struct options *opt);	/* headers of the guest's kernel */
 const char *vm_kernel_release(const struct options *opt);	/* its ABI, e.g. 6.1.0-57-amd64 */
 
 /* ---- main.c: options ---- */
@@ -140,12 +160,14 @@ struct options {
 	bool keep_build;		/* -k */
 	bool guru;			/* -g */
 	bool vm;			/* --vm */
+	bool trace_loader;		/* --trace-loader */
 	const char *release;		/* -r */
 	const char *output_file;	/* -o */
 	const char *command;		/* -c */
 	long target_pid;		/* -x, 0 = none */
 	const char *module_name;	/* -m */
 	int buffer_mb;			/* -s */
+	long time_limit;		/* -T SECONDS, 0 = none */
 	char **defines;			/* -D NAME=VAL */
 	int ndefines;
 	char **include_dirs;		/* -I */
@@ -155,6 +177,19 @@ struct options {
 	bool clean_cache;		/* --clean-cache */
 	const char *list_points;	/* -l / -L POINT */
 	bool list_vars;			/* -L */
+	bool unoptimized;		/* -u: no elision */
+	bool timing;			/* -t: a report of each probe's hits and cycles */
+	bool bulk;			/* -b: accepted; the relay is per-CPU already */
+	const char *compatible;		/* --compatible=VERSION: systemtap_v */
+	bool suppress_time_limits;	/* --suppress-time-limits (guru) */
+	bool all_modules;		/* --all-modules */
+	bool ldd;			/* --ldd */
+	char **symbol_modules;		/* -d MODULE|PATH */
+	int nsymbol_modules;
+	bool skip_badvars;		/* --skip-badvars: bad $vars read 0 */
+	const char *prologue_searching;	/* -P / --prologue-searching[=WHEN] */
+	char **global_settings;		/* -G NAME=VALUE, checked in pass 2 */
+	int nglobal_settings;
 };
 
 #endif

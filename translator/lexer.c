@@ -518,6 +518,38 @@ static void scan_step(struct scanner *s)
 	scan_token(s);
 }
 
+/*
+ * A NUL byte would end the text for every scanning function (all stop at
+ * the terminator): report the first, count the rest, and scan them as
+ * spaces so that the rest of the script is still checked.
+ */
+static void reject_nul_bytes(struct source *src)
+{
+	struct srcloc first = {0};
+	size_t more = 0;
+	int line = 1;
+	char *line_start = src->text;
+
+	for (char *p = src->text; p < src->text + src->len; p++) {
+		if (*p == '\n') {
+			line++;
+			line_start = p + 1;
+		} else if (*p == '\0') {
+			*p = ' ';
+			if (first.src)
+				more++;
+			else
+				first = (struct srcloc){src, line, (int)(p - line_start) + 1, NULL};
+		}
+	}
+	if (!first.src)
+		return;
+	if (more)
+		diag_error(&first, "NUL byte in the script (and %zu more): a script is text", more);
+	else
+		diag_error(&first, "NUL byte in the script: a script is text");
+}
+
 /* The whole raw token list of src, ending with TK_EOF. */
 static struct token *scan(struct source *src)
 {
@@ -1120,6 +1152,7 @@ struct token *lex_source(struct source *src, int *ntokens)
 	env_defaults();
 	int errors = diag_error_count();
 	struct pp P = {.src = src};
+	reject_nul_bytes(src);
 	scanner_init(&P.sc, src);
 	while (!P.sc.head.next)
 		scan_step(&P.sc);

@@ -16,6 +16,7 @@
 #include "lexer.h"
 #include "program.h"
 #include "tapdoc.h"
+#include "target.h"
 
 static void usage(FILE *out)
 {
@@ -36,9 +37,25 @@ static void usage(FILE *out)
 "  -r REL|DIR    build for kernel release REL or against build tree DIR\n"
 "  -m NAME       name the module NAME\n"
 "  -s MB         per-CPU output buffer size in MiB\n"
+"  -T SECONDS    stop the script after SECONDS (end probes run)\n"
 "  -w / -W       no warnings / warnings are errors\n"
+"  -u            unoptimized: keep the code that elision would drop\n"
+"  -t            at exit, report each probe's hits and cycles per hit\n"
+"  -G NAME=VAL   set the script's scalar global NAME when the module loads\n"
+"  -b            bulk mode (accepted: ktap's output is per-CPU already)\n"
+"  -d PATH       usymname() knows the functions of program or library PATH\n"
+"                (-d MODULE, --ldd, --all-modules: accepted)\n"
+"  -P            prologue searching (accepted: parameters are read at entry)\n"
+"  --compatible=VERSION\n"
+"                %%( systemtap_v %%) conditions see VERSION, not 4.8\n"
+"  --skip-badvars\n"
+"                an unresolvable $var reads as 0, with a warning\n"
+"  --suppress-time-limits\n"
+"                no MAXACTION or overload limit (needs -g)\n"
 "  -l POINT      list the probe points POINT matches (kernel.function(\"vfs_*\"))\n"
 "  -L POINT      ... with their variables and C types\n"
+"  --trace-loader\n"
+"                let ktap's own work (ktap-run, the guest agent) fire probes\n"
 "  --disable-cache\n"
 "                build the module anew; neither use nor fill the module cache\n"
 "  --clean-cache empty the module cache (${KTAP_CACHE:-~/.cache/ktap}/modules;\n"
@@ -47,6 +64,8 @@ static void usage(FILE *out)
 "  --vm-setup, --vm-start, --vm-stop, --vm-status\n"
 "                provision, boot, stop or describe the ktap guest\n"
 "  --vm-exec CMD run a shell command in the ktap guest (to look around)\n"
+"  --kernel ABI  the guest's kernel: any Debian 12 kernel, e.g. 6.12.117+deb12-amd64\n"
+"                or 6.1.0-57-rt-amd64 (implies --vm); --kernel list shows them\n"
 "  --dump-functions\n"
 "                list the tapset functions: name:type (param:type, ...)\n"
 "  --dump-probe-aliases\n"
@@ -58,10 +77,12 @@ static void usage(FILE *out)
 }
 
 /* Where runtime/, tapsets/, guest/ and loader/ live: next to the binary
- * when running from the build tree, else the installed data directory. */
+ * when running from the build tree, else PREFIX/share/ktap for a binary in
+ * PREFIX/bin (so an installed tree works wherever it is copied, DESTDIR
+ * included), else the data directory it was built for. */
 static const char *find_data_dir(void)
 {
-	static char exe[4096];
+	static char exe[4096], probe[4200];
 	const char *env = getenv("KTAP_DATA_DIR");
 	ssize_t n;
 
@@ -69,7 +90,6 @@ static const char *find_data_dir(void)
 		return env;
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
-		char probe[4200];
 		char *dir;
 
 		exe[n] = '\0';
@@ -77,6 +97,11 @@ static const char *find_data_dir(void)
 		snprintf(probe, sizeof(probe), "%s/runtime/runtime.h", dir);
 		if (access(probe, R_OK) == 0)
 			return dir;
+		snprintf(probe, sizeof(probe), "%s/../share/ktap/runtime/runtime.h", dir);
+		if (access(probe, R_OK) == 0) {
+			probe[strlen(probe) - strlen("/runtime/runtime.h")] = '\0';
+			return realpath(probe, NULL) ? : probe;
+		}
 	}
 #ifdef KTAP_DATADIR
 	return KTAP_DATADIR;
@@ -92,12 +117,20 @@ enum long_opt {
 	OPT_VM_STOP,
 	OPT_VM_STATUS,
 	OPT_VM_EXEC,
+	OPT_KERNEL,
 	OPT_DISABLE_CACHE,
 	OPT_CLEAN_CACHE,
 	OPT_DUMP_FUNCTIONS,
 	OPT_DUMP_PROBE_ALIASES,
 	OPT_DUMP_DOC,
 	OPT_CHECK_DOC,
+	OPT_COMPATIBLE,
+	OPT_SUPPRESS_TIME_LIMITS,
+	OPT_ALL_MODULES,
+	OPT_LDD,
+	OPT_SKIP_BADVARS,
+	OPT_PROLOGUE_SEARCHING,
+	OPT_TRACE_LOADER,
 };
 
 static const struct option long_options[] = {
@@ -107,12 +140,20 @@ static const struct option long_options[] = {
 	{ "vm-stop", no_argument, NULL, OPT_VM_STOP },
 	{ "vm-status", no_argument, NULL, OPT_VM_STATUS },
 	{ "vm-exec", required_argument, NULL, OPT_VM_EXEC },
+	{ "kernel", required_argument, NULL, OPT_KERNEL },
 	{ "disable-cache", no_argument, NULL, OPT_DISABLE_CACHE },
 	{ "clean-cache", no_argument, NULL, OPT_CLEAN_CACHE },
 	{ "dump-functions", no_argument, NULL, OPT_DUMP_FUNCTIONS },
 	{ "dump-probe-aliases", no_argument, NULL, OPT_DUMP_PROBE_ALIASES },
 	{ "dump-doc", no_argument, NULL, OPT_DUMP_DOC },
 	{ "check-doc", no_argument, NULL, OPT_CHECK_DOC },
+	{ "compatible", required_argument, NULL, OPT_COMPATIBLE },
+	{ "suppress-time-limits", no_argument, NULL, OPT_SUPPRESS_TIME_LIMITS },
+	{ "all-modules", no_argument, NULL, OPT_ALL_MODULES },
+	{ "ldd", no_argument, NULL, OPT_LDD },
+	{ "skip-badvars", no_argument, NULL, OPT_SKIP_BADVARS },
+	{ "prologue-searching", optional_argument, NULL, OPT_PROLOGUE_SEARCHING },
+	{ "trace-loader", no_argument, NULL, OPT_TRACE_LOADER },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -142,6 +183,134 @@ static long parse_number_option(int opt, const char *arg, long lo, long hi)
 	return v;
 }
 
+/* -m NAME becomes file names in the build directory and the kernel's
+ * module name: only what both take as they are */
+static const char *module_name_option(const char *arg)
+{
+	if (!is_module_name(arg)) {
+		fprintf(stderr, "ktap: -m wants a module name of 1 to %d letters, digits "
+			"and '_', not '%s'\n", KTAP_MODULE_NAME_MAX, arg);
+		exit(1);
+	}
+	return arg;
+}
+
+/* An option getopt does not know, in one line: what a SystemTap user
+ * typed that ktap lacks is named, without the whole usage text. */
+static void reject_option(int c, char **argv)
+{
+	const char *text = argv[optind - 1];
+
+	if (c == ':') {
+		fprintf(stderr, "ktap: option %s needs an argument\n", text);
+		exit(1);
+	}
+	if (optopt)
+		fprintf(stderr, "ktap: option -%c is not supported by ktap\n", optopt);
+	else
+		fprintf(stderr, "ktap: option %.*s is not supported by ktap\n",
+			(int)strcspn(text, "="), text);
+	exit(1);
+}
+
+/* --compatible=VERSION: a SystemTap version, N[.N[.N]] */
+static const char *parse_version_option(const char *arg)
+{
+	const char *p = arg;
+
+	while (*p >= '0' && *p <= '9') {
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (*p == '\0')
+			return arg;
+		if (*p++ != '.')
+			break;
+	}
+	fprintf(stderr, "ktap: --compatible wants a SystemTap version such as 4.0, not '%s'\n",
+		arg);
+	exit(1);
+}
+
+/* --prologue-searching[=never|always|auto]; -P is =always */
+static const char *parse_when_option(const char *arg)
+{
+	if (!arg)
+		return "always";
+	if (strcmp(arg, "never") && strcmp(arg, "always") && strcmp(arg, "auto")) {
+		fprintf(stderr, "ktap: --prologue-searching wants never, always or auto, not '%s'\n",
+			arg);
+		exit(1);
+	}
+	return arg;
+}
+
+/* -G NAME=VALUE: the form here; the global and its type in pass 2 */
+static void parse_global_setting(const char *arg, struct options *opt)
+{
+	const char *p = arg;
+
+	if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_')
+		while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		       (*p >= '0' && *p <= '9') || *p == '_')
+			p++;
+	if (p == arg || *p != '=') {
+		fprintf(stderr, "ktap: -G wants NAME=VALUE with NAME a global's name, not '%s'\n",
+			arg);
+		exit(1);
+	}
+	add_string(&opt->global_settings, &opt->nglobal_settings, arg);
+}
+
+static bool defines_name(const struct options *opt, const char *name)
+{
+	size_t n = strlen(name);
+	int i;
+
+	for (i = 0; i < opt->ndefines; i++)
+		if (strncmp(opt->defines[i], name, n) == 0 &&
+		    (opt->defines[i][n] == '\0' || opt->defines[i][n] == '='))
+			return true;
+	return false;
+}
+
+/* --suppress-time-limits: SystemTap drops MAXACTION and the overload
+ * guard (guru mode only). The lock tries stay bounded, higher: a handler
+ * spinning on a lock forever with preemption off would hang the CPU. */
+static void suppress_time_limits(struct options *opt)
+{
+	static const char *const defs[][2] = {
+		{ "MAXACTION", "MAXACTION=9223372036854775807L" },
+		{ "MAXTRYLOCK", "MAXTRYLOCK=1000000" },
+		{ "KTAP_NO_OVERLOAD", "KTAP_NO_OVERLOAD" },
+	};
+	size_t i;
+
+	if (!opt->guru) {
+		fprintf(stderr, "ktap: --suppress-time-limits needs guru mode: add -g\n");
+		exit(1);
+	}
+	for (i = 0; i < sizeof(defs) / sizeof(defs[0]); i++)
+		if (!defines_name(opt, defs[i][0]))
+			add_string(&opt->defines, &opt->ndefines, defs[i][1]);
+}
+
+/* --kernel ABI: the guest's kernel (KTAP_VM_KERNEL, which vm.c and
+ * guest/provision read); "list" is a command of its own */
+static void kernel_option(const char *abi, struct options *opt, const char **vm_cmd)
+{
+	if (!strcmp(abi, "list")) {
+		*vm_cmd = "list";
+		return;
+	}
+	if (!*abi || strchr(abi, '/')) {
+		fprintf(stderr, "ktap: --kernel wants a kernel ABI such as 6.12.117+deb12-amd64, "
+			"not '%s' (ktap --kernel list shows them; -r takes a build tree)\n", abi);
+		exit(1);
+	}
+	setenv("KTAP_VM_KERNEL", abi, 1);
+	opt->vm = true;
+}
+
 /* returns the vm sub-command asked for, or NULL */
 static const char *parse_options(int argc, char **argv, struct options *opt)
 {
@@ -151,7 +320,8 @@ static const char *parse_options(int argc, char **argv, struct options *opt)
 	opt->last_pass = 5;
 	/* options may follow the script file too (`ktap t.stp -c CMD`), as with
 	 * stap; script arguments that start with '-' go after "--" */
-	while ((c = getopt_long(argc, argv, "e:c:x:o:p:vkgD:I:r:m:s:wWl:L:hV",
+	opterr = 0;	/* reject_option() says it in one line */
+	while ((c = getopt_long(argc, argv, ":e:c:x:o:p:vkgD:I:r:m:s:T:wWl:L:hVutbPG:d:",
 				long_options, NULL)) != -1) {
 		switch (c) {
 		case 'e': opt->script_text = optarg; break;
@@ -165,8 +335,9 @@ static const char *parse_options(int argc, char **argv, struct options *opt)
 		case 'D': add_string(&opt->defines, &opt->ndefines, optarg); break;
 		case 'I': add_string(&opt->include_dirs, &opt->ninclude_dirs, optarg); break;
 		case 'r': opt->release = optarg; break;
-		case 'm': opt->module_name = optarg; break;
+		case 'm': opt->module_name = module_name_option(optarg); break;
 		case 's': opt->buffer_mb = parse_number_option(c, optarg, 1, 4095); break;
+		case 'T': opt->time_limit = parse_number_option(c, optarg, 1, 1 << 30); break;
 		case 'w': diag_no_warnings = true; break;
 		case 'l':
 		case 'L':
@@ -182,17 +353,35 @@ static const char *parse_options(int argc, char **argv, struct options *opt)
 		case OPT_VM_STOP: vm_cmd = "stop"; break;
 		case OPT_VM_STATUS: vm_cmd = "status"; break;
 		case OPT_VM_EXEC: vm_cmd = "exec"; opt->command = optarg; break;
+		case OPT_KERNEL: kernel_option(optarg, opt, &vm_cmd); break;
 		case OPT_DISABLE_CACHE: opt->no_cache = true; break;
 		case OPT_CLEAN_CACHE: opt->clean_cache = true; break;
 		case OPT_DUMP_FUNCTIONS: tapdoc_what = TAPDOC_FUNCTIONS; break;
 		case OPT_DUMP_PROBE_ALIASES: tapdoc_what = TAPDOC_ALIASES; break;
 		case OPT_DUMP_DOC: tapdoc_what = TAPDOC_MAN; break;
 		case OPT_CHECK_DOC: tapdoc_what = TAPDOC_CHECK; break;
+		case 'u': opt->unoptimized = true; break;
+		case 't': opt->timing = true; break;
+		case 'b': opt->bulk = true; break;
+		case 'P': opt->prologue_searching = "always"; break;
+		case 'G': parse_global_setting(optarg, opt); break;
+		case 'd': add_string(&opt->symbol_modules, &opt->nsymbol_modules, optarg); break;
+		case OPT_COMPATIBLE: opt->compatible = parse_version_option(optarg); break;
+		case OPT_SUPPRESS_TIME_LIMITS: opt->suppress_time_limits = true; break;
+		case OPT_ALL_MODULES: opt->all_modules = true; break;
+		case OPT_LDD: opt->ldd = true; break;
+		case OPT_SKIP_BADVARS: opt->skip_badvars = tvar_skip_badvars = true; break;
+		case OPT_PROLOGUE_SEARCHING:
+			opt->prologue_searching = parse_when_option(optarg);
+			break;
+		case OPT_TRACE_LOADER: opt->trace_loader = true; break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("ktap %s\n", KTAP_VERSION); exit(0);
-		default: usage(stderr); exit(1);
+		default: reject_option(c, argv);
 		}
 	}
+	if (opt->suppress_time_limits)
+		suppress_time_limits(opt);
 	if (!opt->script_text && !vm_cmd && tapdoc_what < 0 &&
 	    !(opt->clean_cache && optind >= argc)) {
 		if (optind >= argc) {
@@ -224,17 +413,12 @@ static void set_preprocessor_env(const struct options *opt)
 	struct pp_env env = { 0 };
 
 	env.guru = opt->guru;
+	env.systemtap_v = opt->compatible;	/* NULL: the default, 4.8 */
 	env.argv = opt->script_args;
 	env.argc = opt->nscript_args;
-	if (opt->release && !strchr(opt->release, '/'))
-		env.kernel_vr = opt->release;
-	else if (!opt->release && opt->vm)
-		env.kernel_vr = vm_kernel_release(opt);
-	/* CONFIG_* tests read the target's own configuration */
-	if (opt->release && strchr(opt->release, '/'))
-		env.kconfig_path = xasprintf("%s/.config", opt->release);
-	else if (env.kernel_vr && opt->vm && !opt->release)
-		env.kconfig_path = xasprintf("/usr/src/linux-headers-%s/.config", env.kernel_vr);
+	/* the target's release; CONFIG_* tests read its own configuration */
+	env.kernel_vr = target_kernel()->release;
+	env.kconfig_path = target_kernel()->config;
 	lexer_set_env(&env);
 }
 
@@ -282,8 +466,11 @@ static struct file *pass1_parse(const struct options *opt)
 		src = source_from_string("<input>", opt->script_text);
 	else
 		src = source_from_file(opt->script_file);
-	if (!src)
+	if (!src) {
+		fprintf(stderr, "ktap: cannot read the script %s: %s\n",
+			opt->script_file, strerror(errno));
 		exit(1);
+	}
 	return parse_source(src);
 }
 
@@ -304,14 +491,14 @@ static int run_module(const char *ko, const struct options *opt)
 }
 
 /* passes 4 and 5: build (and keep in the cache), then -p4 or run it */
-static int build_and_run(const char *c_code, const struct program *prog,
+static int build_and_run(const struct unit *unit, const struct program *prog,
 			 struct cache *cache, const struct options *opt)
 {
 	char *ko = NULL;
 	double t0 = now_seconds();
 	int rc;
 
-	rc = build_module(c_code, opt, &ko);
+	rc = build_module(unit, opt, &ko);
 	report_pass(opt, 4, t0);
 	if (rc)
 		return 1;
@@ -326,12 +513,20 @@ int main(int argc, char **argv)
 	struct file *file;
 	struct program *prog;
 	struct cache *cache = NULL;
-	char *c_code, *ko;
+	struct unit *unit;
+	char *ko;
 	double t0;
 	int rc;
 
 	vm_cmd = parse_options(argc, argv, &opt);
+	/* before the cache's lookup, which reads the file too */
+	if (opt.script_file && access(opt.script_file, R_OK) < 0) {
+		fprintf(stderr, "ktap: cannot read the script %s: %s\n",
+			opt.script_file, strerror(errno));
+		return 1;
+	}
 	opt.data_dir = find_data_dir();
+	target_select(&opt);
 	if (opt.clean_cache) {
 		rc = cache_clean(&opt);
 		if (rc || (!opt.script_file && !opt.script_text && !vm_cmd))
@@ -356,7 +551,7 @@ int main(int argc, char **argv)
 
 	/* a module in the cache skips passes 1-4; its key needs the kernel */
 	if (opt.last_pass >= 4 && !opt.no_cache) {
-		if (!kernel_build_dir(&opt))
+		if (!target_build_dir(target_kernel()))
 			return 1;
 		set_preprocessor_env(&opt);
 		cache = cache_open(&opt);
@@ -390,13 +585,13 @@ int main(int argc, char **argv)
 	}
 
 	t0 = now_seconds();
-	c_code = emit_program(prog, &opt);
+	unit = emit_program(prog, &opt);
 	report_pass(&opt, 3, t0);
-	if (!c_code || diag_error_count())
+	if (!unit || diag_error_count())
 		return 1;
 	if (opt.last_pass == 3) {
-		fputs(c_code, stdout);
+		fputs(unit->c, stdout);
 		return 0;
 	}
-	return build_and_run(c_code, prog, cache, &opt);
+	return build_and_run(unit, prog, cache, &opt);
 }

@@ -550,12 +550,139 @@ static struct expr *probewrite_op(struct parser *p, struct token *t)
 	return e;
 }
 
+/* ---- @ forms SystemTap documents that ktap spells with its own ---- */
+
+/* '@choose_defined' '(' expr ',' expr ')': the first if it is defined
+ * here, else the second (tvar.c folds the @defined ternary) */
+static struct expr *choose_defined_op(struct parser *p, struct token *t)
+{
+	struct expr *e = new_expr(EX_TERNARY, t);
+	expect(p, '(', "after @choose_defined");
+	e->lhs = expr(p);
+	expect(p, ',', "after the first value of @choose_defined");
+	e->rhs = expr(p);
+	expect(p, ')', "to close @choose_defined");
+	e->cond = new_expr(EX_DEFINED, t);
+	e->cond->lhs = e->lhs;
+	return e;
+}
+
+/* '@task' '(' expr ')' target_path: @cast(expr, "task_struct", "kernel") */
+static struct expr *task_op(struct parser *p, struct token *t)
+{
+	struct expr *e = new_expr(EX_CAST, t);
+	expect(p, '(', "after @task");
+	e->lhs = expr(p);
+	expect(p, ')', "to close @task");
+	e->str = "task_struct";
+	e->module = "kernel";
+	target_path(p, e);
+	return e;
+}
+
+/* '@cast_sizeof' '(' string ')' | '@cast_module_sizeof' '(' string ',' string ')':
+ * the size in bytes of a type of the kernel or a module */
+static struct expr *sizeof_op(struct parser *p, struct token *t, bool with_module)
+{
+	struct expr *e = new_expr(EX_SIZEOF, t);
+	expect(p, '(', xasprintf("after @%s", t->text));
+	if (with_module) {
+		e->module = expect_string(p, "a module name string");
+		expect(p, ',', "after the module name");
+	}
+	e->str = expect_string(p, "a type name string");
+	expect(p, ')', xasprintf("to close @%s", t->text));
+	return e;
+}
+
+/* a call of the tapset function name with the given arguments */
+static struct expr *call_of(const struct token *t, const char *name, struct expr **args,
+			    int nargs)
+{
+	struct expr *e = new_expr(EX_CALL, t);
+	e->str = name;
+	e->nargs = nargs;
+	e->args = xalloc(sizeof(struct expr *) * (size_t)(nargs + 1));
+	for (int i = 0; i < nargs; i++)
+		e->args[i] = args[i];
+	return e;
+}
+
+/* guru mode's raw reads, as SystemTap has them for its SDT code */
+static void need_guru_for(struct parser *p, const struct token *t)
+{
+	if (!p->file->src->is_tapset && !lexer_env()->guru) {
+		diag_error(&t->loc, "@%s needs guru mode (-g)", t->text);
+		p->errors++;
+	}
+}
+
+/* '@kderef' '(' size ',' expr ')': the signed integer of size 1, 2, 4 or
+ * 8 bytes at a kernel address (kernel_char ... kernel_long) */
+static struct expr *kderef_op(struct parser *p, struct token *t)
+{
+	static const char *const readers[] = { [1] = "kernel_char", [2] = "kernel_short",
+					       [4] = "kernel_int", [8] = "kernel_long" };
+	need_guru_for(p, t);
+	expect(p, '(', "after @kderef");
+	struct token *size = p->tok;
+	if (!at(p, TK_NUMBER))
+		expected(p, "the size in bytes (1, 2, 4 or 8)");
+	advance(p);
+	if (size->num != 1 && size->num != 2 && size->num != 4 && size->num != 8)
+		syntax_error_at(p, size, "@kderef reads 1, 2, 4 or 8 bytes, not %lld",
+				(long long)size->num);
+	expect(p, ',', "after the size in @kderef");
+	struct expr *addr = expr(p);
+	expect(p, ')', "to close @kderef");
+	return call_of(t, readers[size->num], &addr, 1);
+}
+
+/* '@kregister' '(' number ')': the probe's saved register of that DWARF
+ * number (x86-64: 0 rax, 1 rdx, 2 rcx, 3 rbx, 4 rsi, 5 rdi, 6 rbp,
+ * 7 rsp, 8-15 r8-r15, 16 rip) */
+static struct expr *kregister_op(struct parser *p, struct token *t)
+{
+	static const char *const regs[] = { "rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp",
+					    "rsp", "r8", "r9", "r10", "r11", "r12", "r13",
+					    "r14", "r15", "rip" };
+	need_guru_for(p, t);
+	expect(p, '(', "after @kregister");
+	struct token *n = p->tok;
+	if (!at(p, TK_NUMBER))
+		expected(p, "a DWARF register number");
+	advance(p);
+	if (n->num < 0 || n->num >= (int64_t)(sizeof regs / sizeof regs[0]))
+		syntax_error_at(p, n, "@kregister wants a DWARF register number from 0 to %d, not %lld",
+				(int)(sizeof regs / sizeof regs[0]) - 1, (long long)n->num);
+	expect(p, ')', "to close @kregister");
+	struct expr *name = new_expr(EX_STRING, n);
+	name->str = regs[n->num];
+	return call_of(t, "register", &name, 1);
+}
+
 static const char *const stat_ops[] = {"count", "sum", "min", "max", "avg",
 				       "variance"};
 static const char *const at_ops[] = {"count", "sum", "min", "max", "avg",
 				     "variance", "hist_log", "hist_linear",
 				     "cast", "var", "entry", "defined", "const",
-				     "probewrite"};
+				     "probewrite", "choose_defined", "task", "kderef",
+				     "kregister", "cast_sizeof", "cast_module_sizeof"};
+
+/* SystemTap's @ operators and documented macros ktap lacks: said so,
+ * not answered with a did-you-mean to an unrelated one */
+static bool is_stap_only_at_op(const char *name)
+{
+	static const char *const ops[] = {"uderef", "uregister", "perf", "usymfileline",
+					  "json_output_data_start", "json_output_data_end",
+					  "json_output_string_value", "json_output_numeric_value",
+					  "json_output_array_string_value",
+					  "json_output_array_numeric_value"};
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+		if (strcmp(name, ops[i]) == 0)
+			return true;
+	return false;
+}
 
 static bool is_stat_op(const char *name)
 {
@@ -600,6 +727,18 @@ static struct expr *at_op(struct parser *p)
 		return const_op(p, t);
 	if (strcmp(n, "probewrite") == 0)
 		return probewrite_op(p, t);
+	if (strcmp(n, "choose_defined") == 0)
+		return choose_defined_op(p, t);
+	if (strcmp(n, "task") == 0)
+		return task_op(p, t);
+	if (strcmp(n, "kderef") == 0)
+		return kderef_op(p, t);
+	if (strcmp(n, "cast_sizeof") == 0 || strcmp(n, "cast_module_sizeof") == 0)
+		return sizeof_op(p, t, n[5] == 'm');
+	if (strcmp(n, "kregister") == 0)
+		return kregister_op(p, t);
+	if (is_stap_only_at_op(n))
+		syntax_error_at(p, t, "'@%s' is not supported by ktap", n);
 	const char *near = diag_closest(n, at_ops,
 					(int)(sizeof at_ops / sizeof at_ops[0]));
 	if (near)
@@ -859,6 +998,15 @@ static struct expr *array_in(struct parser *p)
 		e->nargs = 1;
 	}
 	e->loc = advance(p)->loc;
+	if (at(p, TK_AT) && is_hist_op(p->tok->text)) {
+		/* a bucket number in a histogram: rhs is the @hist_* */
+		if (e->nargs != 1)
+			syntax_error_at(p, p->tok, "a histogram bucket is one number, not %d keys",
+					e->nargs);
+		e->rhs = hist_op(p, advance(p));
+		e->str = e->rhs->str;
+		return e;
+	}
 	e->str = expect_name(p, "an array name after 'in'")->text;
 	return e;
 }
@@ -1236,19 +1384,34 @@ static struct stmt *statement(struct parser *p)
 
 static bool is_component_piece(const struct token *t)
 {
-	return t->kind == TK_IDENT || t->kind == '*';
+	return t->kind == TK_IDENT || t->kind == '*' || t->kind == '{';
 }
 
-/* component_name = (identifier | '*')+   with no space between the pieces */
+/* inside {a,b}: names, globs, commas, nested braces, spaces between */
+static bool is_brace_piece(const struct token *t)
+{
+	return is_component_piece(t) || t->kind == ',' || t->kind == '}';
+}
+
+/* component_name = (identifier | '*' | '{' alternatives '}')+   with no
+ * space between the pieces; resolve.c expands the braces */
 static const char *component_name(struct parser *p)
 {
 	if (!is_component_piece(p->tok))
 		expected(p, "a probe point name");
 	struct strbuf sb = {0};
+	int depth = 0;
 	do {
 		struct token *t = advance(p);
-		sb_puts(&sb, t->kind == '*' ? "*" : t->text);
-	} while (is_component_piece(p->tok) && !p->tok->space_before);
+		if (t->kind == TK_IDENT)
+			sb_puts(&sb, t->text);
+		else
+			sb_putc(&sb, (char)t->kind);
+		depth += t->kind == '{' ? 1 : t->kind == '}' ? -1 : 0;
+	} while (depth > 0 ? is_brace_piece(p->tok) :
+		 is_component_piece(p->tok) && !p->tok->space_before);
+	if (depth > 0)
+		expected(p, "'}' to close the probe point's {alternatives}");
 	return sb.buf;
 }
 
@@ -1274,6 +1437,23 @@ static void component(struct parser *p, struct pp_component *c)
 	expect(p, ')', "after the probe point argument");
 }
 
+/* A suffix that says how to probe (.return, .call, ...) means nothing
+ * twice: kernel.function("f").return.return is a typo, not a point. */
+static void check_repeated_suffixes(const struct probe_point *pp)
+{
+	static const char *const suffixes[] = {"return", "call", "inline",
+					       "exported", "maxactive"};
+
+	for (int i = 1; i < pp->ncomps; i++)
+		for (int j = 1; j < i; j++)
+			for (size_t k = 0; k < sizeof suffixes / sizeof suffixes[0]; k++)
+				if (!strcmp(pp->comps[i].name, suffixes[k]) &&
+				    !strcmp(pp->comps[j].name, suffixes[k]))
+					diag_error(&pp->comps[i].loc,
+						   "'.%s' given twice in one probe point",
+						   suffixes[k]);
+}
+
 /* probe_point = component ('.' component)* ('?' | '!')* ['if' '(' expr ')'] */
 static struct probe_point *probe_point(struct parser *p)
 {
@@ -1288,6 +1468,7 @@ static struct probe_point *probe_point(struct parser *p)
 		memset(&pp->comps[pp->ncomps], 0, sizeof *pp->comps);
 		component(p, &pp->comps[pp->ncomps++]);
 	} while (accept(p, '.'));
+	check_repeated_suffixes(pp);
 	for (;;) {
 		if (accept(p, '?'))
 			pp->optional = true;
@@ -1448,6 +1629,21 @@ static void param(struct parser *p, struct param *pa)
 		pa->type = type_decl(p);
 }
 
+/* a parameter named twice (SystemTap rejects it as it parses) */
+static void check_duplicate_param(const struct function *f)
+{
+	const struct param *last = &f->params[f->nparams - 1];
+	int i;
+
+	for (i = 0; i < f->nparams - 1; i++)
+		if (last->name && f->params[i].name &&
+		    strcmp(f->params[i].name, last->name) == 0) {
+			diag_error(&last->loc, "duplicate parameter name '%s' in function '%s'",
+				   last->name, f->name);
+			return;
+		}
+}
+
 /* params = '(' [param (',' param)*] ')' */
 static void params(struct parser *p, struct function *f)
 {
@@ -1460,6 +1656,7 @@ static void params(struct parser *p, struct function *f)
 		}
 		memset(&f->params[f->nparams], 0, sizeof *f->params);
 		param(p, &f->params[f->nparams++]);
+		check_duplicate_param(f);
 		if (!accept(p, ','))
 			break;
 	}
@@ -1472,6 +1669,7 @@ static void embedded_annotations(struct function *f)
 	f->stable = strstr(f->embedded, "/* stable */") != NULL;
 	f->unprivileged = strstr(f->embedded, "/* unprivileged */") != NULL;
 	f->light = strstr(f->embedded, "/* light */") != NULL;
+	f->guru = strstr(f->embedded, "/* guru */") != NULL;
 }
 
 /* function = 'function' name [':' type] params [':' number] (block | embedded) */

@@ -185,7 +185,12 @@ static void print_operators(FILE *out, const struct expr *e)
 	case EX_IN:
 		fputc('[', out);
 		print_list(out, e->args, e->nargs);
-		fprintf(out, "] in %s", e->str);
+		if (e->rhs) {		/* a histogram's bucket */
+			fputs("] in ", out);
+			print_expr(out, e->rhs, PREC_PRIMARY);
+		} else {
+			fprintf(out, "] in %s", e->str);
+		}
 		break;
 	case EX_UNARY:
 		fputs(op_text(e->op), out);
@@ -256,6 +261,15 @@ static void print_primary(FILE *out, const struct expr *e)
 		break;
 	case EX_PROBEWRITE:
 		print_at_call(out, "probewrite", e);
+		break;
+	case EX_SIZEOF:
+		fputs(e->module ? "@cast_module_sizeof(" : "@cast_sizeof(", out);
+		if (e->module) {
+			print_string(out, e->module);
+			fputs(", ", out);
+		}
+		print_string(out, e->str);
+		fputc(')', out);
 		break;
 	case EX_CONST:
 		fputs("@const(", out);

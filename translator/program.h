@@ -1,7 +1,9 @@
 /* program.h - what pass 2 hands to pass 3: the resolved program.
  *
  * resolve.c fills it from the user's file and the tapsets it uses;
- * probes/...c turn probe points into concrete probes; emit.c reads it.
+ * probes/...c turn probe points into concrete probes (asking the target,
+ * target.h, what the kernel has); tvar.c binds target variables; emit.c
+ * reads it. Each section names the file that defines what it declares.
  */
 #ifndef KTAP_PROGRAM_H
 #define KTAP_PROGRAM_H
@@ -16,41 +18,77 @@ enum probe_kind {
 	PK_KPROBE,
 	PK_KRETPROBE,
 	PK_TRACEPOINT,
+	PK_ERROR,		/* at stop, instead of PK_END, after errors */
+	PK_NEVER,		/* checked, never armed */
+	PK_PROCFS_READ,		/* procfs("name").read */
+	PK_PROCFS_WRITE,	/* procfs("name").write */
+	PK_UPROBE,		/* user space: inode of path + offset */
+	PK_URETPROBE,
+	PK_PROC_BEGIN,		/* process.begin/.end: path or pid, or any */
+	PK_PROC_END,
+	PK_PERF,		/* perf.*: a perf event's overflow */
+	PK_NETFILTER,		/* netfilter.hook(...).pf(...) */
+	PK_HWBKPT,		/* kernel.data(...): a hardware watchpoint */
 };
 
 struct ctype;
 struct cvar;
 
-/* what $names mean at one concrete point (target.c binds them) */
-struct target_scope {
+/* what $names mean at one concrete point (tvar.c binds them) */
+struct tvar_scope {
 	const char *where;		/* the point, for messages */
 	struct cvar *vars;		/* parameters, then locals: read them with */
-	int nvars;			/* target_scope_vars(), which loads them */
-	void (*load)(struct target_scope *sc);	/* on first use, or NULL */
+	int nvars;			/* tvar_scope_vars(), which loads them */
+	void (*load)(struct tvar_scope *sc);	/* on first use, or NULL */
 	void *load_arg;
 	bool is_return;			/* $return; variables read at entry */
 	struct ctype *return_type;	/* NULL: void */
 	bool no_regs;			/* tracepoints: no registers */
+	bool user;			/* a user-space point: memory is read
+					 * with ktap_uread() */
 };
 
 /* one armed probe point: a provider's answer for one probe point */
 struct concrete_point {
 	enum probe_kind kind;
 	const char *pp;			/* canonical text, for pp() and -p2 */
-	const char *symbol;		/* kprobes: symbol+offset */
+	const char *alias_point;	/* "syscall.read": the alias the user named */
+	const char *symbol;		/* kprobes: symbol+offset; uprobes: the
+					 * function (probefunc()) */
+	const char *path;		/* uprobes: the file, as the module's
+					 * machine names it; offset in it */
+	uint64_t ref_ctr_offset;	/* uprobes: an SDT semaphore's file offset */
+	int64_t pid;			/* process(PID).begin/.end; 0: any */
+	struct target *file;		/* uprobes: the program or library, whose
+					 * functions usymname() names */
 	uint64_t offset;
+	uint64_t address;		/* a kprobe at this address (.absolute) */
+	bool guru_only;			/* resolve.c: an error without -g */
 	const char *tracepoint;		/* PK_TRACEPOINT: its name */
 	struct cvar *tp_args;		/* ... and arguments (C types by size) */
 	int tp_nargs;
 	bool tp_keyed;			/* one of many on the tracepoint, run when */
 	int64_t tp_key;			/* ... the C tp_key_c of its arguments */
 	const char *tp_key_c;		/* (a0, a1, ...) equals tp_key */
-	struct target_scope *scope;	/* debuginfo points, else NULL */
+	struct tvar_scope *scope;	/* debuginfo points, else NULL */
+	int64_t priority;		/* begin/end/error(N): lowest runs first */
 	uint64_t period_ns;		/* timers */
+	uint64_t randomize_ns;		/* ... each period +- up to this */
 	bool per_cpu;			/* timer.profile: on every CPU */
 	int maxactive;			/* kretprobes, 0 = default */
+	const char *procfs_name;	/* procfs: the file in /proc/ktap/MODULE */
+	unsigned int procfs_mode;	/* ... the permission bits it adds */
+	int64_t procfs_maxsize;		/* ... .read: bytes, 0 = MAXSTRINGLEN */
+	uint32_t perf_type;		/* perf: perf_event_attr's type, config, */
+	uint64_t perf_config;
+	uint64_t perf_sample;		/* ... sample period (frequency if */
+	bool perf_freq;			/* ... perf_freq) */
+	int nf_hook, nf_pf, nf_priority;	/* netfilter: nf_hook_ops' */
+	int bp_len, bp_type;		/* kernel.data at address (symbol): bytes,
+					 * HW_BREAKPOINT_W or _RW */
 	bool optional;
 	struct expr *cond;		/* probe-point condition, or NULL */
+	const char *from;		/* the user's probe point it came from (-t) */
 	struct concrete_point *next;
 };
 
@@ -67,6 +105,7 @@ struct resolved_probe {
 	struct srcloc loc;		/* the user's 'probe' keyword */
 	struct stmt *body;		/* alias prologues + body + epilogues */
 	struct concrete_point *points;
+	const char *alias_point;	/* "syscall.read": the alias the user named */
 	struct symbol **locals;
 	int nlocals;
 	struct expr **entry_exprs;	/* .return: @entry values, saved at entry */
@@ -88,61 +127,69 @@ struct program {
 	struct embedded_block **embedded;
 	int nembedded;
 	const char *module_name;
-	struct source **sources_used;	/* tapsets of called functions, matched aliases */
+	struct source **sources_used;	/* tapsets of called functions, matched
+					 * aliases, declared globals (the cache
+					 * checks them again before a hit) */
 	int nsources_used;
 };
 
-/* ---- probes/...c: providers ----
+/* ---- probes/probes.c: asks each provider in turn ---- */
+int probes_resolve(const struct probe_point *pp, struct concrete_point *out);
+const char *const *probes_known_points(int *n);	/* for "did you mean" */
+
+/* ---- probes/...c: providers, probe_FILE() ----
  * Each returns 1 when it knows the point (and fills *out), 0 when the point
- * is not its own, -1 after reporting an error on the point.
+ * is not its own, -1 after reporting an error on the point. A provider
+ * never calls another: what they share is the target's (target.h).
  */
 int probe_begin_end(const struct probe_point *pp, struct concrete_point *out);
 int probe_timer(const struct probe_point *pp, struct concrete_point *out);
 int probe_kprobe(const struct probe_point *pp, struct concrete_point *out);
-int probe_dwarf(const struct probe_point *pp, struct concrete_point *out);
+void probe_kprobe_symbols(const char *path);	/* the kernel's System.map, or NULL */
+int probe_function(const struct probe_point *pp, struct concrete_point *out);
 int probe_trace(const struct probe_point *pp, struct concrete_point *out);
 int probe_syscall(const struct probe_point *pp, struct concrete_point *out);
-void probes_set_syscall_target(const struct options *opt);
+int probe_procfs(const struct probe_point *pp, struct concrete_point *out);
+int probe_process(const struct probe_point *pp, struct concrete_point *out);
+int probe_absolute(const struct probe_point *pp, struct concrete_point *out);
+int probe_perf(const struct probe_point *pp, struct concrete_point *out);
+int probe_netfilter(const struct probe_point *pp, struct concrete_point *out);
+int probe_hwbkpt(const struct probe_point *pp, struct concrete_point *out);
+void probe_syscall_options(const struct options *opt);	/* for syscalls.c */
 
 /* ---- syscalls.c: the target's system call table, from its headers ---- */
 bool syscall_table_known(const struct options *opt);
 int syscall_number(const struct options *opt, const char *name);	/* -1: none */
 const char *syscall_name(const struct options *opt, int nr);
 const char *syscalls_tapset_dir(const struct options *opt);	/* generated syscalls.stp */
-int probes_resolve(const struct probe_point *pp, struct concrete_point *out);
-void probes_load_symbols(const char *path);	/* kprobe.c: System.map or kallsyms */
-const char *const *probes_known_points(int *n);	/* for "did you mean" */
-char *probe_point_text(const struct probe_point *pp);
-bool pp_is(const struct probe_point *pp, int i, const char *name);
 
-/* ---- target.c: $var, @cast, @var, @entry, @defined ----
- * target_bind_probe() resolves every target expression of a probe whose
+/* ---- tvar.c: $var, @cast, @var, @entry, @defined ----
+ * tvar_bind_probe() resolves every target expression of a probe whose
  * points all share one scope (resolve.c splits probes so that they do):
  * reports unknown names and fields, folds @defined, turns reads of
  * parameters in .return probes into @entry, and leaves e->access for
- * emit.c, which calls target_emit_c().
+ * emit.c, which calls tvar_emit_c().
  */
-void target_bind_probe(struct resolved_probe *rp);
-int target_scope_vars(struct target_scope *sc, struct cvar **vars);
-void target_bind_function(struct function *fn);	/* @cast/@var only */
-bool target_stmt_uses_scope(struct stmt *s);	/* $var, $$vars, @entry */
+void tvar_bind_probe(struct resolved_probe *rp);
+extern bool tvar_skip_badvars;		/* --skip-badvars: bad $vars read 0 */
+int tvar_scope_vars(struct tvar_scope *sc, struct cvar **vars);
+void tvar_bind_function(struct function *fn);	/* @cast/@var only */
+bool tvar_stmt_uses_scope(struct stmt *s);	/* $var, $$vars, @entry */
 /* C for an access: index_c/cast_c are the emitted index expressions and
  * @cast pointer, str_temp a string temporary for pretty-printing */
-char *target_emit_c(const struct target_access *a, char **index_c,
+char *tvar_emit_c(const struct tvar_access *a, char **index_c,
 		    const char *cast_c, const char *str_temp, const char *near_c);
-int target_index_count(const struct target_access *a, struct expr ***index);
-struct expr *target_cast_pointer(const struct target_access *a);
-bool target_is_string(const struct target_access *a);
+int tvar_index_count(const struct tvar_access *a, struct expr ***index);
+struct expr *tvar_cast_pointer(const struct tvar_access *a);
+bool tvar_is_string(const struct tvar_access *a);
 /* guru `$var = v`: C that stores value_c into the variable, or NULL */
-char *target_store_c(const struct target_access *a, const char *value_c);
+char *tvar_store_c(const struct tvar_access *a, const char *value_c);
+/* a string the probe holds (procfs $value): assigned without guru mode,
+ * and `.=` appends with tvar_append_c() */
+bool tvar_is_probe_string(const struct tvar_access *a);
+char *tvar_append_c(const struct tvar_access *a, const char *value_c);
 
-/* ---- probes/dwarf.c: the kernel's debuginfo for providers and -l/-L ---- */
-struct options;
-void probes_set_target(const struct options *opt);
-struct dw *probes_dwarf(char **why);		/* NULL: none (why says) */
-struct btf_kernel *probes_btf(char **why);
-
-/* ---- builtins: functions the translator implements itself ---- */
+/* ---- symbols.c: builtins, functions the translator implements itself ---- */
 enum builtin {
 	BI_NONE,
 	BI_PRINTF,

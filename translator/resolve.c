@@ -8,10 +8,10 @@
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
-#include <unistd.h>
 
 #include "resolve.h"
+#include "aliasvars.h"
+#include "target.h"
 
 #define MAX_ALIAS_DEPTH 16
 
@@ -136,19 +136,24 @@ const char **tapsets_function_names(const struct resolver *r, int *n)
 	return names;
 }
 
-/* a tapset file the program took something from (the cache re-checks it) */
-static void note_source_used(struct program *prog, const struct file *f)
+/* a file the program depends on (the cache re-checks it) */
+static void note_source(struct program *prog, struct source *src)
 {
 	int i;
 
-	if (!f || f->src == prog->user->src)
-		return;
 	for (i = 0; i < prog->nsources_used; i++)
-		if (prog->sources_used[i] == f->src)
+		if (prog->sources_used[i] == src)
 			return;
 	prog->sources_used = xrealloc(prog->sources_used,
-				      (prog->nsources_used + 1) * sizeof(f->src));
-	prog->sources_used[prog->nsources_used++] = f->src;
+				      (prog->nsources_used + 1) * sizeof(src));
+	prog->sources_used[prog->nsources_used++] = src;
+}
+
+/* a tapset file the program took something from */
+static void note_source_used(struct program *prog, const struct file *f)
+{
+	if (f && f->src != prog->user->src)
+		note_source(prog, f->src);
 }
 
 /* ---- probe points and aliases ---- */
@@ -161,6 +166,8 @@ struct expansion {
 	int nprologues;
 	struct stmt **epilogues;
 	int nepilogues;
+	const struct alias *alias;	/* the outermost alias, or NULL */
+	const char *family;		/* "nd_syscall" for nd_syscall.NAME (aliasvars.c) */
 	struct expansion *next;
 };
 
@@ -214,20 +221,43 @@ static struct expansion *expand_point(struct resolver *r,
 				      const struct probe_point *pp, int depth,
 				      bool optional);
 
-/* expand an alias: each of its points, with its body wrapped around */
+/* an alias's point with the user's suffix after it: "probe a =
+ * kernel.function("f")" used as a.maxactive(10).return arms
+ * kernel.function("f").maxactive(10).return (SystemTap's alias suffixes) */
+static const struct probe_point *with_suffix(const struct probe_point *p,
+					     const struct pp_component *suffix, int nsuffix)
+{
+	struct probe_point *q;
+
+	if (!nsuffix)
+		return p;
+	q = xalloc(sizeof(*q));
+	*q = *p;
+	q->next = NULL;
+	q->ncomps = p->ncomps + nsuffix;
+	q->comps = xalloc(q->ncomps * sizeof(*q->comps));
+	memcpy(q->comps, p->comps, p->ncomps * sizeof(*q->comps));
+	memcpy(q->comps + p->ncomps, suffix, nsuffix * sizeof(*q->comps));
+	return q;
+}
+
+/* expand an alias: each of its points (with the user's suffix, if any),
+ * with its body wrapped around */
 static struct expansion *expand_alias(struct resolver *r, const struct alias *a,
-				      int depth, bool optional)
+				      int depth, bool optional,
+				      const struct pp_component *suffix, int nsuffix)
 {
 	struct expansion *out = NULL, **tail = &out;
 	const struct probe_point *p;
 
 	for (p = a->points; p; p = p->next) {
-		struct expansion *x = expand_point(r, p, depth + 1,
+		struct expansion *x = expand_point(r, with_suffix(p, suffix, nsuffix), depth + 1,
 						   optional || p->optional || p->sufficient);
 		bool resolved = x != NULL;
 
 		*tail = x;
 		for (; x; x = x->next) {
+			x->alias = a;	/* the callers' aliases overwrite it */
 			if (a->body && a->epilogue)
 				push_stmt(&x->epilogues, &x->nepilogues, a->body);
 			else if (a->body)
@@ -256,6 +286,35 @@ static void load_for_point(struct resolver *r, const struct probe_point *pp)
 	}
 }
 
+/* no alias is pp: the longest start of pp that is one, the rest a suffix */
+static struct expansion *expand_alias_prefixes(struct resolver *r,
+					       const struct probe_point *pp,
+					       int depth, bool optional, bool *found)
+{
+	struct expansion *out = NULL, **tail = &out;
+	struct probe_point start = *pp;
+	struct file *f;
+	struct alias *a;
+	int k;
+
+	for (k = pp->ncomps - 1; k >= 1 && !*found; k--) {
+		start.ncomps = k;
+		load_for_point(r, &start);
+		for (f = r->files; f; f = f->next)
+			for (a = f->aliases; a; a = a->next) {
+				if (!alias_matches(&start, a))
+					continue;
+				*found = true;
+				note_source_used(r->prog, f);
+				*tail = expand_alias(r, a, depth, optional, pp->comps + k,
+						     pp->ncomps - k);
+				while (*tail)
+					tail = &(*tail)->next;
+			}
+	}
+	return out;
+}
+
 static struct expansion *expand_aliases(struct resolver *r,
 					const struct probe_point *pp,
 					int depth, bool optional, bool *found)
@@ -271,7 +330,7 @@ static struct expansion *expand_aliases(struct resolver *r,
 				continue;
 			*found = true;
 			note_source_used(r->prog, f);
-			*tail = expand_alias(r, a, depth, optional);
+			*tail = expand_alias(r, a, depth, optional, NULL, 0);
 			while (*tail)
 				tail = &(*tail)->next;
 		}
@@ -348,7 +407,33 @@ static bool optional_without_debuginfo(const struct probe_point *pp)
 	if (!pp_is(pp, 0, "kernel") ||
 	    !(pp_is(pp, 1, "trace") || pp_is(pp, 1, "function") || pp_is(pp, 1, "statement")))
 		return false;
-	return !probes_btf(NULL) && !probes_dwarf(NULL);
+	return !target_btf(target_kernel(), NULL) && !target_dwarf(target_kernel(), NULL);
+}
+
+static bool same_module_name(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (*a != *b && !(strchr("-_", *a) && strchr("-_", *b)))
+			return false;
+	return *a == *b;
+}
+
+/* module("NAME")... under '?' where the kernel has no module NAME: the
+ * point is not there (SystemTap: optional, not an error) */
+static bool optional_absent_module(const struct probe_point *pp)
+{
+	const struct pp_component *m = &pp->comps[0];
+	const char **names;
+	int n, i;
+
+	if (!pp_is(pp, 0, "module") || !m->has_arg || !m->arg_is_string ||
+	    strpbrk(m->str_arg, "*?["))
+		return false;
+	n = target_module_names(target_kernel(), false, &names);
+	for (i = 0; i < n; i++)
+		if (same_module_name(names[i], m->str_arg))
+			return false;
+	return n > 0;
 }
 
 /* ask the providers; an optional point is marked so for them, also when
@@ -358,13 +443,102 @@ static int resolve_point(const struct probe_point *pp, bool optional,
 {
 	struct probe_point marked;
 
-	if (point_ignored(pp) || (optional && optional_without_debuginfo(pp)))
+	if (point_ignored(pp) ||
+	    (optional && (optional_without_debuginfo(pp) || optional_absent_module(pp))))
 		return 0;
 	if (!optional || pp->optional || pp->sufficient)
 		return probes_resolve(pp, cp);
 	marked = *pp;
 	marked.optional = true;
 	return probes_resolve(&marked, cp);
+}
+
+/* ---- globs in the providers' own components: ker*.function("f") ---- */
+
+static bool name_has_glob(const struct probe_point *pp)
+{
+	int i;
+
+	for (i = 0; i < pp->ncomps; i++)
+		if (strpbrk(pp->comps[i].name, "*?["))
+			return true;
+	return false;
+}
+
+/* pp with its first n components spelled as the known point's */
+static struct probe_point *spelled_as(const struct probe_point *pp, char **names, int n)
+{
+	struct probe_point *q = xalloc(sizeof(*q));
+	int i;
+
+	*q = *pp;
+	q->comps = xalloc(pp->ncomps * sizeof(*q->comps));
+	memcpy(q->comps, pp->comps, pp->ncomps * sizeof(*q->comps));
+	for (i = 0; i < n; i++)
+		q->comps[i].name = names[i];
+	return q;
+}
+
+/* does pp's start match the known point's components (glob by glob)? */
+static bool glob_matches_known(const struct probe_point *pp, char **names, int n)
+{
+	int i;
+
+	if (n > pp->ncomps)
+		return false;
+	for (i = 0; i < n; i++)
+		if (fnmatch(pp->comps[i].name, names[i], 0) != 0)
+			return false;
+	return true;
+}
+
+static int split_point_name(const char *text, char ***names)
+{
+	char *copy = xstrdup(text), *save = NULL, *w;
+	int n = 0;
+
+	*names = NULL;
+	for (w = strtok_r(copy, ".", &save); w; w = strtok_r(NULL, ".", &save)) {
+		*names = xrealloc(*names, (n + 1) * sizeof(**names));
+		(*names)[n++] = w;
+	}
+	return n;
+}
+
+/* each point the providers know that pp's globbed names match, expanded
+ * in turn (optional when there are several, as a wildcard's points) */
+static struct expansion *expand_provider_globs(struct resolver *r,
+					       const struct probe_point *pp, int depth,
+					       bool optional, bool *found)
+{
+	struct probe_point **cands = NULL;
+	struct expansion *out = NULL, **tail = &out;
+	const char *const *known;
+	int nknown, ncands = 0, i;
+
+	known = probes_known_points(&nknown);
+	for (i = 0; i < nknown; i++) {
+		char **names;
+		int n = split_point_name(known[i], &names), k;
+		bool dup = false;
+
+		if (!glob_matches_known(pp, names, n))
+			continue;
+		for (k = 0; k < ncands && !dup; k++)
+			dup = strcmp(probe_point_text(cands[k]),
+				     probe_point_text(spelled_as(pp, names, n))) == 0;
+		if (dup)
+			continue;
+		cands = xrealloc(cands, (ncands + 1) * sizeof(*cands));
+		cands[ncands++] = spelled_as(pp, names, n);
+	}
+	*found = ncands > 0;
+	for (i = 0; i < ncands; i++) {
+		*tail = expand_point(r, cands[i], depth + 1, optional || ncands > 1);
+		while (*tail)
+			tail = &(*tail)->next;
+	}
+	return out;
 }
 
 static struct expansion *expand_point(struct resolver *r,
@@ -384,10 +558,20 @@ static struct expansion *expand_point(struct resolver *r,
 	x = expand_aliases(r, pp, depth, optional, &found);
 	if (found)
 		return x;
+	if (name_has_glob(pp)) {
+		x = expand_provider_globs(r, pp, depth, optional, &found);
+		if (found)
+			return x;
+	}
 	rc = resolve_point(pp, optional, &cp);
 	if (rc < 0)
 		return NULL;
 	if (rc == 0) {
+		/* no provider's: an alias with a suffix? (asked last: each
+		 * kernel.syscall point of syscall.* would pay the search) */
+		x = expand_alias_prefixes(r, pp, depth, optional, &found);
+		if (found)
+			return x;
 		if (!optional) {
 			diag_error(&pp->loc, "unknown probe point '%s'",
 				   probe_point_text(pp));
@@ -400,9 +584,20 @@ static struct expansion *expand_point(struct resolver *r,
 		}
 		return NULL;
 	}
+	if (!check_refused_points(pp, &cp, optional))
+		return NULL;
+	if (cp.guru_only && !r->opt->guru) {
+		diag_error(&pp->loc, "probe point '%s' needs guru mode (-g)", cp.pp);
+		return NULL;
+	}
 	/* a provider marks the points of a wildcard optional itself */
 	cp.optional = optional || cp.optional;
 	cp.cond = pp->cond;
+	/* a user-space point's offsets come from its file: a rebuilt one
+	 * must not hit the cache */
+	for (const struct concrete_point *p = &cp; p; p = p->next)
+		if (p->file && target_file_source(p->file))
+			note_source(r->prog, target_file_source(p->file));
 	x = xalloc(sizeof(*x));
 	x->points = xalloc(sizeof(*x->points));
 	*x->points = cp;
@@ -447,6 +642,10 @@ static void add_handler(struct resolver *r, struct probe *p, struct expansion *x
 	rp->index = prog->nprobes;
 	rp->loc = p->loc;
 	rp->points = points;
+	rp->alias_point = x->alias ? alias_family_name(probe_point_text(x->alias->name),
+						       x->family) : NULL;
+	for (cp = rp->points; cp; cp = cp->next)
+		cp->alias_point = rp->alias_point;
 	rp->body = wrap_body(x, p->body, user_point);
 	sc.file = r->prog->user;
 	for (cp = rp->points; cp; cp = cp->next)
@@ -455,7 +654,7 @@ static void add_handler(struct resolver *r, struct probe *p, struct expansion *x
 	sym_resolve_stmt(r, &sc, rp->body);
 	rp->locals = sc.syms;
 	rp->nlocals = sc.n;
-	target_bind_probe(rp);
+	tvar_bind_probe(rp);
 	prog->probes = xrealloc(prog->probes, (prog->nprobes + 1) * sizeof(rp));
 	prog->probes[prog->nprobes++] = rp;
 }
@@ -471,11 +670,11 @@ static void add_probe(struct resolver *r, struct probe *p, struct expansion *x,
 	int i;
 
 	for (i = 0; i < x->nprologues && !per_point; i++)
-		per_point = target_stmt_uses_scope(x->prologues[i]);
+		per_point = tvar_stmt_uses_scope(x->prologues[i]);
 	for (i = 0; i < x->nepilogues && !per_point; i++)
-		per_point = target_stmt_uses_scope(x->epilogues[i]);
+		per_point = tvar_stmt_uses_scope(x->epilogues[i]);
 	if (!per_point)
-		per_point = target_stmt_uses_scope(p->body);
+		per_point = tvar_stmt_uses_scope(p->body);
 	if (!per_point || !x->points->next) {
 		add_handler(r, p, x, x->points, user_point);
 		return;
@@ -518,34 +717,172 @@ static bool already_reached(const struct expansion *first, const struct expansio
 	return true;
 }
 
+/* ---- {a,b} alternatives in a probe point ---- */
+
+#define MAX_BRACE_POINTS 4096
+
+struct words {
+	char **w;
+	int n;
+};
+
+static void add_word(struct words *ws, char *w)
+{
+	ws->w = xrealloc(ws->w, (ws->n + 1) * sizeof(*ws->w));
+	ws->w[ws->n++] = w;
+}
+
+/* the first '{' with a ',' at its own depth, and its '}' */
+static bool find_group(const char *s, const char **open, const char **close)
+{
+	const char *p, *q;
+
+	for (p = s; *p; p++) {
+		int depth = 0;
+		bool comma = false;
+
+		if (*p != '{')
+			continue;
+		for (q = p; *q; q++) {
+			depth += *q == '{' ? 1 : *q == '}' ? -1 : 0;
+			comma |= depth == 1 && *q == ',';
+			if (depth == 0)
+				break;
+		}
+		if (*q && comma) {
+			*open = p;
+			*close = q;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* "a{b,c{d,e}}f" -> abf, acdf, acef (as the shell does) */
+static void brace_expand(const char *s, struct words *out)
+{
+	const char *open, *close, *alt;
+
+	if (!find_group(s, &open, &close) || out->n >= MAX_BRACE_POINTS) {
+		add_word(out, xstrdup(s));
+		return;
+	}
+	for (alt = open + 1; alt <= close; alt++) {
+		const char *end = alt;
+		int depth = 0;
+
+		for (; end < close && (depth || *end != ','); end++)
+			depth += *end == '{' ? 1 : *end == '}' ? -1 : 0;
+		brace_expand(xasprintf("%.*s%.*s%s", (int)(open - s), s, (int)(end - alt), alt,
+				       close + 1), out);
+		alt = end;
+	}
+}
+
+static bool has_braces(const struct probe_point *pp)
+{
+	int i;
+
+	for (i = 0; i < pp->ncomps; i++)
+		if (strchr(pp->comps[i].name, '{') ||
+		    (pp->comps[i].arg_is_string && strchr(pp->comps[i].str_arg, '{')))
+			return true;
+	return false;
+}
+
+/* the points pp's alternatives spell, from component i on */
+static void expand_components(const struct probe_point *pp, struct probe_point *cur, int i,
+			      struct probe_point ***out, int *n)
+{
+	struct words names = { 0 }, args = { 0 };
+	const struct pp_component *c = &pp->comps[i];
+	int a, b;
+
+	if (i == pp->ncomps) {
+		struct probe_point *copy = xalloc(sizeof(*copy));
+
+		*copy = *cur;
+		copy->comps = xalloc(pp->ncomps * sizeof(*copy->comps));
+		memcpy(copy->comps, cur->comps, pp->ncomps * sizeof(*copy->comps));
+		*out = xrealloc(*out, (*n + 1) * sizeof(**out));
+		(*out)[(*n)++] = copy;
+		return;
+	}
+	brace_expand(c->name, &names);
+	if (c->arg_is_string)
+		brace_expand(c->str_arg, &args);
+	else
+		add_word(&args, NULL);
+	for (a = 0; a < names.n; a++)
+		for (b = 0; b < args.n && *n < MAX_BRACE_POINTS; b++) {
+			cur->comps[i] = *c;
+			cur->comps[i].name = names.w[a];
+			if (c->arg_is_string)
+				cur->comps[i].str_arg = args.w[b];
+			expand_components(pp, cur, i + 1, out, n);
+		}
+}
+
+/* pp, or the points its {a,b} alternatives spell, in order */
+static struct probe_point **brace_points(const struct probe_point *pp, int *n)
+{
+	struct probe_point **out = NULL, cur = *pp;
+
+	*n = 0;
+	if (!has_braces(pp)) {
+		out = xalloc(sizeof(*out));
+		out[(*n)++] = (struct probe_point *)pp;
+		return out;
+	}
+	cur.comps = xalloc(pp->ncomps * sizeof(*cur.comps));
+	expand_components(pp, &cur, 0, &out, n);
+	return out;
+}
+
+/* one probe point of the probe's list: its expansions become handlers */
+static void resolve_one_point(struct resolver *r, struct probe *p,
+			      const struct probe_point *pp, bool *any)
+{
+	int errors = diag_error_count();
+	const char *family;
+	struct expansion *first = expand_point(r, alias_family_point(pp, &family), 0,
+					       false), *x;
+
+	if (!first && !pp->optional && !pp->sufficient &&
+	    diag_error_count() == errors)
+		no_points(r, pp);
+	for (x = first; x; x = x->next) {
+		/* a wildcard over aliases that overlap (syscall.* takes
+		 * syscall.open, the open family, and syscall.openat):
+		 * each point once */
+		if (x != first && already_reached(first, x))
+			continue;
+		/* the condition on a probe point applies to each
+		 * concrete point it expands to */
+		struct concrete_point *cp;
+
+		for (cp = x->points; cp; cp = cp->next) {
+			if (!cp->cond)
+				cp->cond = clone_expr(pp->cond);
+			cp->from = probe_point_text(pp);
+		}
+		x->family = family;
+		add_probe(r, p, x, &pp->loc);
+		*any = true;
+	}
+}
+
 static void resolve_probe(struct resolver *r, struct probe *p)
 {
 	const struct probe_point *pp;
 	bool any = false;
+	int i, n;
 
 	for (pp = p->points; pp; pp = pp->next) {
-		int errors = diag_error_count();
-		struct expansion *first = expand_point(r, pp, 0, false), *x;
+		struct probe_point **alts = brace_points(pp, &n);
 
-		if (!first && !pp->optional && !pp->sufficient &&
-		    diag_error_count() == errors)
-			no_points(r, pp);
-		for (x = first; x; x = x->next) {
-			/* a wildcard over aliases that overlap (syscall.* takes
-			 * syscall.open, the open family, and syscall.openat):
-			 * each point once */
-			if (x != first && already_reached(first, x))
-				continue;
-			/* the condition on a probe point applies to each
-			 * concrete point it expands to */
-			struct concrete_point *cp;
-
-			for (cp = x->points; cp; cp = cp->next)
-				if (!cp->cond)
-					cp->cond = clone_expr(pp->cond);
-			add_probe(r, p, x, &pp->loc);
-			any = true;
-		}
+		for (i = 0; i < n; i++)
+			resolve_one_point(r, p, alts[i], &any);
 		if (any && pp->sufficient)
 			break;
 	}
@@ -558,7 +895,7 @@ static void resolve_function(struct resolver *r, struct function *fn,
 {
 	sym_resolve_function(r, fn, file);
 	if (fn->body)
-		target_bind_function(fn);
+		tvar_bind_function(fn);
 }
 
 static struct file *file_of_function(struct resolver *r, struct function *fn)
@@ -639,33 +976,21 @@ static void declare_user_globals(struct resolver *r)
 		sym_add_global(r, g);
 }
 
-/* where the target kernel's function names are: the guest's System.map,
- * a build tree's, or /boot's; NULL if none */
-static const char *kernel_symbol_file(const struct options *opt)
+/* The tapset files the program's code came from, for the cache to check
+ * again: called functions (also those elided later: their purity decided
+ * what was dropped) and matched aliases, noted on the way, then the files
+ * of the globals it declares. The user's script is not one. */
+static void note_globals_sources(struct program *prog)
 {
-	const char *rel = opt->release;
-	char *path;
+	const struct file *f;
+	const struct global_decl *g;
+	int i;
 
-	if (rel && strchr(rel, '/'))
-		path = xasprintf("%s/System.map", rel);
-	else if (rel)
-		path = xasprintf("/boot/System.map-%s", rel);
-	else if (opt->vm) {
-		const char *abi = vm_kernel_release(opt);
-
-		if (!abi)
-			return NULL;
-		path = xasprintf("%s/vm/%s/System.map", ktap_cache_dir(), abi);
-	} else {
-		/* the running kernel: its System.map (/proc/kallsyms takes
-		 * ~0.2 s to read; registration reports a missing name anyway) */
-		struct utsname u;
-
-		if (uname(&u) != 0)
-			return NULL;
-		path = xasprintf("/boot/System.map-%s", u.release);
-	}
-	return access(path, R_OK) == 0 ? path : NULL;
+	for (i = 0; i < prog->nglobals; i++)
+		for (f = prog->files; f; f = f->next)
+			for (g = f->globals; g; g = g->next)
+				if (g == prog->globals[i]->global)
+					note_source_used(prog, f);
 }
 
 static const char *module_name_for(const struct options *opt,
@@ -763,9 +1088,8 @@ struct program *resolve_program(struct file *user, struct options *opt)
 	r.tapsets = tapindex_open(opt);
 	if (diag_error_count())
 		return NULL;
-	probes_load_symbols(kernel_symbol_file(opt));
-	probes_set_target(opt);
-	probes_set_syscall_target(opt);
+	probe_kprobe_symbols(target_kernel()->system_map);
+	probe_syscall_options(opt);
 	prog->files = r.files;
 	prog->module_name = module_name_for(opt, user);
 	check_guru(&r);
@@ -781,33 +1105,17 @@ struct program *resolve_program(struct file *user, struct options *opt)
 	if (diag_error_count())
 		return NULL;
 	types_infer(&r);
+	check_foreach_changes(&r);
+	check_probe_conditions(&r);
 	if (diag_error_count())
 		return NULL;
-	elide_unused(&r);
+	if (!opt->unoptimized)		/* -u: every assignment stays */
+		elide_unused(&r);
 	merge_identical_handlers(prog);
 	globals_collect(&r);
-	return prog;
-}
-
-/* The tapset files the program's code came from: called functions (also
- * those elided later: their purity decided what was dropped), matched
- * aliases, and the globals it declares. The user's script is not one. */
-const struct source **program_sources_used(const struct program *prog, int *n)
-{
-	struct program used = { .user = prog->user };
-	const struct file *f;
-	const struct global_decl *g;
-	int i;
-
-	for (i = 0; i < prog->nsources_used; i++)
-		note_source_used(&used, &(struct file){ .src = prog->sources_used[i] });
-	for (i = 0; i < prog->nglobals; i++)
-		for (f = prog->files; f; f = f->next)
-			for (g = f->globals; g; g = g->next)
-				if (g == prog->globals[i]->global)
-					note_source_used(&used, f);
-	*n = used.nsources_used;
-	return (const struct source **)used.sources_used;
+	note_globals_sources(prog);
+	check_global_settings(&r);
+	return diag_error_count() ? NULL : prog;
 }
 
 /* ---- -p2 ---- */

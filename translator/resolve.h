@@ -52,6 +52,15 @@ bool types_unify(struct resolver *r, enum type *slot, struct srcloc *slot_loc,
 /* elide.c: drop unread tapset assignments and unreachable functions */
 void elide_unused(struct resolver *r);
 
+/* checks.c: what the command line asks of the script (-G); what
+ * SystemTap rejects: a foreach that changes its array, a probe condition
+ * with side effects */
+void check_global_settings(struct resolver *r);
+void check_foreach_changes(struct resolver *r);
+void check_probe_conditions(struct resolver *r);
+bool check_refused_points(const struct probe_point *pp, struct concrete_point *first,
+			  bool optional);	/* false: none of them can be armed */
+
 /* globals a function or probe touches, for locking */
 void globals_collect(struct resolver *r);
 

@@ -34,8 +34,8 @@ const char *local_run_refusal(void)
 char **ktap_run_argv(const char *loader, const char *ko, const struct options *opt,
 		     bool with_output_file)
 {
-	char **argv = xalloc(16 * sizeof(*argv));
-	int n = 0;
+	char **argv = xalloc((16 + 2 * opt->nglobal_settings) * sizeof(*argv));
+	int i, n = 0;
 
 	argv[n++] = (char *)loader;
 	if (opt->verbose)
@@ -56,6 +56,16 @@ char **ktap_run_argv(const char *loader, const char *ko, const struct options *o
 		argv[n++] = "-s";
 		argv[n++] = xasprintf("%d", opt->buffer_mb);
 	}
+	if (opt->time_limit) {
+		argv[n++] = "-T";
+		argv[n++] = xasprintf("%ld", opt->time_limit);
+	}
+	for (i = 0; i < opt->nglobal_settings; i++) {
+		argv[n++] = "-G";
+		argv[n++] = opt->global_settings[i];
+	}
+	if (opt->trace_loader)
+		argv[n++] = "-L";
 	argv[n++] = (char *)ko;
 	argv[n] = NULL;
 	return argv;

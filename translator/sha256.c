@@ -106,3 +106,22 @@ void sha256_final_hex(struct sha256 *s, char hex[SHA256_HEX_LEN + 1])
 	}
 	hex[SHA256_HEX_LEN] = '\0';
 }
+
+bool sha256_file_hex(const char *path, char hex[SHA256_HEX_LEN + 1])
+{
+	char buf[65536];
+	struct sha256 s;
+	FILE *f = fopen(path, "rb");
+	size_t n;
+	bool ok;
+
+	if (!f)
+		return false;
+	sha256_init(&s);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		sha256_update(&s, buf, n);
+	ok = !ferror(f);
+	fclose(f);
+	sha256_final_hex(&s, hex);
+	return ok;
+}

@@ -194,6 +194,23 @@ static struct symbol *lookup_array(struct resolver *r, struct scope *sc,
 
 /* ---- functions ---- */
 
+/* SystemTap's documented tapset functions, for "not supported by ktap"
+ * instead of a did-you-mean to an unrelated name (scripts/compat-table
+ * --names makes the list from SystemTap's manual pages) */
+static const char *const stap_functions[] = {
+#include "stap-functions.def"
+};
+
+static bool is_stap_function(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(stap_functions) / sizeof(stap_functions[0]); i++)
+		if (strcmp(stap_functions[i], name) == 0)
+			return true;
+	return false;
+}
+
 static void suggest_function(struct resolver *r, const struct expr *e)
 {
 	const char **names = NULL, **tapset_names;
@@ -263,6 +280,10 @@ static void resolve_call(struct resolver *r, struct scope *sc, struct expr *e)
 		return;
 	fn = find_function(r, sc, e->str, e->nargs, &arity);
 	if (fn) {
+		/* a tapset function that changes the kernel (set_kernel_long,
+		 * panic, ...): SystemTap too allows it only in guru mode */
+		if (fn->guru && !r->opt->guru)
+			diag_error(&e->loc, "function '%s' needs guru mode: run with -g", e->str);
 		e->fn = fn;
 		mark_called(r, fn);
 		return;
@@ -270,6 +291,11 @@ static void resolve_call(struct resolver *r, struct scope *sc, struct expr *e)
 	if (arity >= 0) {
 		diag_error(&e->loc, "function '%s' takes %d argument%s, not %d",
 			   e->str, arity, arity == 1 ? "" : "s", e->nargs);
+		return;
+	}
+	if (is_stap_function(e->str)) {
+		diag_error(&e->loc, "function '%s' is a SystemTap tapset function not supported by ktap",
+			   e->str);
 		return;
 	}
 	diag_error(&e->loc, "unknown function '%s'", e->str);
@@ -367,6 +393,10 @@ void sym_resolve_expr(struct resolver *r, struct scope *sc, struct expr *e)
 		return;
 	case EX_IN:
 		resolve_args(r, sc, e);
+		if (e->rhs) {		/* N in @hist_log(x) */
+			sym_resolve_expr(r, sc, e->rhs);
+			return;
+		}
 		e->sym = lookup_array(r, sc, e, e->nargs);
 		return;
 	case EX_CALL:

@@ -6,16 +6,15 @@
  * sys_newstat), and parameter types and names from include/linux/syscalls.h
  * with its #ifdef CONFIG_ branches decided by the tree's .config; the few
  * calls it has no prototype for (mmap, arch_prctl, iopl, utime ...) get
- * theirs from the kernel's DWARF, when it is at hand. From
+ * theirs from the kernel's DWARF, when it is at hand (the target's debug
+ * vmlinux, read by libdw.c). The tree and its headers are the target's
+ * (target.h). From
  * that, syscalls_tapset_dir() writes the syscall.NAME aliases into the
  * cache, one file per call, where resolve.c loads them like any tapset
  * file. The files are made again only when the headers or ktap change.
  */
 #include <ctype.h>
 #include <dirent.h>
-#include <dwarf.h>
-#include <elfutils/libdw.h>
-#include <gelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -28,6 +27,9 @@
 #include "ktap.h"
 #include "program.h"
 #include "cachefile.h"
+#include "debuginfo.h"
+#include "target.h"
+#include "sysdoc.h"
 
 #define MAX_SYSCALL_ARGS 6
 
@@ -54,28 +56,6 @@ struct syscall_table {
 };
 
 /* ---- the tree's headers and .config ---- */
-
-/* the source tree of a Debian headers package: the -common directory the
- * arch directory's Makefile includes; else the build tree itself */
-static char *source_tree(const char *build)
-{
-	char *mk = read_whole_file(xasprintf("%s/Makefile", build), NULL);
-	char *inc, *end;
-
-	if (mk && (inc = strstr(mk, "include /")) && (end = strstr(inc, "/Makefile")))
-		return xstrndup(inc + 8, (size_t)(end - inc - 8));
-	return xstrdup(build);
-}
-
-/* the release a build tree is for (UTS_RELEASE), "" if unknown */
-static const char *kernel_release_of(const char *build)
-{
-	char *h = read_whole_file(xasprintf("%s/include/generated/utsrelease.h", build), NULL);
-	char *q = h ? strchr(h, '"') : NULL;
-	char *end = q ? strchr(q + 1, '"') : NULL;
-
-	return end ? xstrndup(q + 1, (size_t)(end - q - 1)) : "";
-}
 
 static bool config_set(const char *config, const char *name)
 {
@@ -335,120 +315,25 @@ static char *header_spelling(const char *dwarf_name)
 	return xstrdup(dwarf_name);
 }
 
-/* a parameter's type as C spells it ("const char*", "long unsigned
- * int"): qualifiers other than const and typedefs' targets left out */
-static char *die_type_name(Dwarf_Die *die)
+static void add_dwarf_param(struct syscall_info *c, const struct dw_param *param)
 {
-	Dwarf_Attribute attr;
-	Dwarf_Die t;
-	const char *name;
-
-	if (!dwarf_attr_integrate(die, DW_AT_type, &attr) || !dwarf_formref_die(&attr, &t))
-		return xstrdup("void");
-	name = dwarf_diename(&t);
-	switch (dwarf_tag(&t)) {
-	case DW_TAG_pointer_type:
-		return xasprintf("%s*", die_type_name(&t));
-	case DW_TAG_const_type:
-		return xasprintf("const %s", die_type_name(&t));
-	case DW_TAG_volatile_type:
-	case DW_TAG_restrict_type:
-		return die_type_name(&t);
-	case DW_TAG_structure_type:
-		return xasprintf("struct %s", name ? name : "?");
-	case DW_TAG_union_type:
-		return xasprintf("union %s", name ? name : "?");
-	case DW_TAG_enumeration_type:
-		return xasprintf("enum %s", name ? name : "?");
-	default:
-		return xstrdup(name ? name : "long");
-	}
-}
-
-static void add_dwarf_param(struct syscall_info *c, Dwarf_Die *param)
-{
-	const char *name = dwarf_diename(param);
 	struct sc_param *p;
 
 	/* SYSCALL_DEFINE0's pt_regs *__unused is no argument */
-	if (!name || strncmp(name, "__", 2) == 0 || c->nparams == MAX_SYSCALL_ARGS)
+	if (!param->name || strncmp(param->name, "__", 2) == 0 || c->nparams == MAX_SYSCALL_ARGS)
 		return;
 	p = &c->params[c->nparams++];
-	p->name = xstrdup(name);
-	p->type = header_spelling(die_type_name(param));
+	p->name = xstrdup(param->name);
+	p->type = header_spelling(param->type);
 }
 
-/* the parameters of the function named fn declared at the top of a CU */
-static bool params_in_cu(Dwarf_Die *cu, const char *fn, struct syscall_info *c)
+/* the target's debug vmlinux (target.h); NULL without one, or when
+ * KTAP_DEBUGINFO turns the DWARF off */
+static const char *debug_vmlinux(void)
 {
-	Dwarf_Die d, param;
+	char *why;
 
-	if (dwarf_child(cu, &d) != 0)
-		return false;
-	do {
-		const char *name = dwarf_diename(&d);
-
-		if (dwarf_tag(&d) != DW_TAG_subprogram || !name || strcmp(name, fn) != 0)
-			continue;
-		if (dwarf_child(&d, &param) == 0)
-			do {
-				if (dwarf_tag(&param) == DW_TAG_formal_parameter)
-					add_dwarf_param(c, &param);
-			} while (dwarf_siblingof(&param, &param) == 0);
-		c->has_prototype = true;
-		return true;
-	} while (dwarf_siblingof(&d, &d) == 0);
-	return false;
-}
-
-/* the address of each call's __x64_sys_NAME (0: not found), from the
- * vmlinux's symbol table */
-static uint64_t *entry_addresses(Elf *elf, const struct syscall_table *t)
-{
-	uint64_t *addrs = xalloc(t->n * sizeof(*addrs));
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-
-	while ((scn = elf_nextscn(elf, scn)))
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
-			break;
-	if (!scn)
-		return addrs;
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t nsyms = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
-
-	for (size_t k = 0; data && k < nsyms; k++) {
-		GElf_Sym sym;
-		const char *name;
-
-		if (!gelf_getsym(data, (int)k, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-		    !(name = elf_strptr(elf, sh.sh_link, sym.st_name)) ||
-		    strncmp(name, "__x64_", 6) != 0)
-			continue;
-		for (int i = 0; i < t->n; i++)
-			if (!t->calls[i].has_prototype && strcmp(name + 6, t->calls[i].entry) == 0)
-				addrs[i] = sym.st_value;
-	}
-	return addrs;
-}
-
-/* the target's debug vmlinux, where dw_open() looks for it by release;
- * NULL without one, or when KTAP_DEBUGINFO turns the DWARF off */
-static char *debug_vmlinux(const char *release)
-{
-	const char *off = getenv("KTAP_DEBUGINFO");
-	char *paths[] = {
-		xasprintf("%s/vm/%s/vmlinux", ktap_cache_dir(), release),
-		xasprintf("/usr/lib/debug/boot/vmlinux-%s", release),
-		xasprintf("/lib/modules/%s/build/vmlinux", release),
-	};
-
-	if (off && (strcmp(off, "btf") == 0 || strcmp(off, "none") == 0))
-		return NULL;
-	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
-		if (access(paths[i], R_OK) == 0)
-			return paths[i];
-	return NULL;
+	return target_debug_file(target_kernel(), &why);
 }
 
 /*
@@ -458,32 +343,33 @@ static char *debug_vmlinux(const char *release)
  * do not give (x86's own, or hidden behind an __ARCH_WANT_ macro) takes
  * its parameters from there: the CU holding __x64_sys_NAME's address
  * (.debug_aranges) declares __do_sys_NAME. Reading those few CUs takes
- * milliseconds, where the DWARF index (dwarf.c) takes seconds to build.
+ * milliseconds, where the DWARF index (libdw.c) takes seconds to build.
  */
-static void prototypes_from_dwarf(struct syscall_table *t, const char *release)
+static void prototypes_from_dwarf(struct syscall_table *t)
 {
-	char *path = debug_vmlinux(release);
-	int fd = path ? open(path, O_RDONLY) : -1;
-	Dwarf *dw = fd >= 0 ? dwarf_begin(fd, DWARF_C_READ) : NULL;
-	uint64_t *addrs;
+	const char *path = debug_vmlinux();
+	const char **sym = xalloc((t->n + 1) * sizeof(*sym)), **decl = xalloc((t->n + 1) * sizeof(*decl));
+	struct syscall_info **calls = xalloc((t->n + 1) * sizeof(*calls));
+	struct dw_param **params;
+	int *nparams, n = 0;
 
-	if (!dw) {
-		if (fd >= 0)
-			close(fd);
+	for (int i = 0; i < t->n; i++)
+		if (!t->calls[i].has_prototype) {
+			calls[n] = &t->calls[i];
+			sym[n] = xasprintf("__x64_%s", t->calls[i].entry);
+			decl[n++] = xasprintf("__do_%s", t->calls[i].entry);
+		}
+	params = xalloc((n + 1) * sizeof(*params));
+	nparams = xalloc((n + 1) * sizeof(*nparams));
+	if (!path || !n || !dw_params_by_symbol(path, n, sym, decl, params, nparams))
 		return;
+	for (int i = 0; i < n; i++) {
+		if (nparams[i] < 0)
+			continue;
+		for (int j = 0; j < nparams[i]; j++)
+			add_dwarf_param(calls[i], &params[i][j]);
+		calls[i]->has_prototype = true;
 	}
-	addrs = entry_addresses(dwarf_getelf(dw), t);
-	for (int i = 0; i < t->n; i++) {
-		Dwarf_Die cu;
-		char *fn = xasprintf("__do_%s", t->calls[i].entry);
-
-		if (addrs[i] && dwarf_addrdie(dw, addrs[i], &cu))
-			params_in_cu(&cu, fn, &t->calls[i]);
-		free(fn);
-	}
-	free(addrs);
-	dwarf_end(dw);
-	close(fd);
 }
 
 static struct syscall_table *load_table(const char *build)
@@ -493,7 +379,7 @@ static struct syscall_table *load_table(const char *build)
 						build), NULL);
 	char *unistd = read_whole_file(xasprintf("%s/arch/x86/include/generated/uapi/asm/unistd_64.h",
 						 build), NULL);
-	char *src = source_tree(build);
+	const char *src = target_source_dir(build);
 	char *protos = read_whole_file(xasprintf("%s/include/linux/syscalls.h", src), NULL);
 	char *config = read_whole_file(xasprintf("%s/.config", build), NULL);
 	char *xprotos = read_whole_file(xasprintf("%s/arch/x86/include/asm/syscalls.h", src), NULL);
@@ -514,9 +400,12 @@ static struct syscall_table *load_table(const char *build)
 	parse_prototypes(t, protos, config);
 	if (xprotos)	/* x86's own, "long sys_mmap(...)" */
 		parse_prototypes(t, xprotos, config);
-	t->errno_text = xasprintf("%s\n%s",
+	/* the uapi numbers and the kernel-internal ones (ERESTARTSYS 512...),
+	 * from the target's own tree: what its return values mean */
+	t->errno_text = xasprintf("%s\n%s\n%s",
 		read_whole_file(xasprintf("%s/include/uapi/asm-generic/errno-base.h", src), NULL) ?: "",
-		read_whole_file(xasprintf("%s/include/uapi/asm-generic/errno.h", src), NULL) ?: "");
+		read_whole_file(xasprintf("%s/include/uapi/asm-generic/errno.h", src), NULL) ?: "",
+		read_whole_file(xasprintf("%s/include/linux/errno.h", src), NULL) ?: "");
 	t->signal_text = read_whole_file(xasprintf("%s/arch/x86/include/uapi/asm/signal.h", src),
 					 NULL);
 	t->arch_prctl_text = read_whole_file(xasprintf("%s/arch/x86/include/uapi/asm/prctl.h",
@@ -536,7 +425,7 @@ static const struct syscall_table *syscall_table(const struct options *opt)
 	if (table_tried)
 		return table;
 	table_tried = true;
-	build = opt->release || opt->vm ? kernel_build_dir(opt) : NULL;
+	build = opt->release || opt->vm ? target_build_dir(target_kernel()) : NULL;
 	if (build)
 		table = load_table(build);
 	return table;
@@ -550,7 +439,7 @@ static const struct syscall_table *syscall_table_named(const struct options *opt
 
 	if (syscall_table(opt) && !named) {
 		named = true;
-		prototypes_from_dwarf(table, kernel_release_of(kernel_build_dir(opt)));
+		prototypes_from_dwarf(table);
 	}
 	return table;
 }
@@ -702,60 +591,139 @@ static struct arg_style arg_style(const struct syscall_info *c, const struct sc_
 		strstr(p->type, "unsigned") && !strstr(p->type, "long") ? "%u" : "%d", "%s" };
 }
 
-/* one argument's variable and its part of argstr */
+static bool in_list(char *const *names, const char *name)
+{
+	for (; names && *names; names++)
+		if (strcmp(*names, name) == 0)
+			return true;
+	return false;
+}
+
+/* "\tVAR = EXPR\n", unless the documented variables (set) already gave
+ * VAR its documented meaning */
+static void assign(struct strbuf *sb, char *const *set, const char *var, const char *expr)
+{
+	if (!in_list(set, var))
+		sb_printf(sb, "\t%s = %s\n", var, expr);
+}
+
+/* what argstr reads for VAR: the variable, or its expression when the
+ * documented variable of that name means something else */
+static const char *doc_text;	/* the documented variables' assignments */
+
+static char *ref(char *const *set, const char *var, const char *expr)
+{
+	if (!in_list(set, var) || strstr(doc_text, xasprintf("\t%s = %s\n", var, expr)))
+		return xstrdup(var);
+	return xasprintf("(%s)", expr);
+}
+
+/* the value of the call's flags argument, as its variable is given it */
+static char *flags_read(const struct syscall_info *c)
+{
+	for (int j = 0; j < c->nparams; j++)
+		if (strcmp(c->params[j].name, "flags") == 0)
+			return xasprintf(arg_style(c, &c->params[j]).read, j + 1);
+	return xstrdup("0");
+}
+
+/* one argument's kernel-named variable and its part of argstr */
 static void emit_param(struct strbuf *sb, struct strbuf *fmt, struct strbuf *args,
-		       const struct syscall_info *c, int i)
+		       const struct syscall_info *c, int i, char *const *set)
 {
 	const struct sc_param *p = &c->params[i];
 	char *var = is_keyword(p->name) ? xasprintf("%s_", p->name) : xstrdup(p->name);
 	struct arg_style st;
+	char *read;
 
 	if (strcmp(p->type, "umode_t") == 0 && has_param(c, "flags")) {
 		/* open(2) and friends: the mode only matters, and strace only
 		 * shows it, when the flags create a file */
-		sb_printf(sb, "\t%s = __sc_arg(%d) & 0xffff\n", var, i + 1);
+		read = xasprintf("__sc_arg(%d) & 0xffff", i + 1);
+		assign(sb, set, var, read);
 		sb_puts(fmt, "%s");
-		sb_printf(args, ", _sc_creates(flags) ? sprintf(\", %%#o\", %s) : \"\"", var);
+		sb_printf(args, ", _sc_creates(%s) ? sprintf(\", %%#o\", %s) : \"\"",
+			  ref(set, "flags", flags_read(c)), ref(set, var, read));
 		return;
 	}
 	if (i)
 		sb_puts(fmt, ", ");
 	if (is_user_string(p) && strcmp(p->name, "buf") != 0) {
-		sb_printf(sb, "\t%s_uaddr = __sc_arg(%d)\n", var, i + 1);
-		sb_printf(sb, "\t%s = user_string2(%s_uaddr, \"<unknown>\")\n", var, var);
+		char *uaddr = xasprintf("%s_uaddr", var);
+
+		read = xasprintf("__sc_arg(%d)", i + 1);
+		assign(sb, set, uaddr, read);
+		assign(sb, set, var, xasprintf("user_string2(%s, \"<unknown>\")",
+					       ref(set, uaddr, read)));
+		/* SystemTap gives each string argument its _unquoted text
+		 * too (stapprobes(3stap)), also where the page omits it
+		 * (execve's filename) */
+		assign(sb, set, xasprintf("%s_unquoted", var),
+		       xasprintf("user_string2(%s, \"<unknown>\")", ref(set, uaddr, read)));
 		sb_puts(fmt, "%s");
-		sb_printf(args, ", __sc_str_arg(%s_uaddr)", var);
+		sb_printf(args, ", __sc_str_arg(%s)", ref(set, uaddr, read));
 		return;
 	}
 	st = arg_style(c, p);
-	sb_printf(sb, "\t%s = ", var);
-	sb_printf(sb, st.read, i + 1);
-	sb_puts(sb, "\n");
+	read = xasprintf(st.read, i + 1);
+	assign(sb, set, var, read);
 	sb_puts(fmt, st.fmt);
 	sb_puts(args, ", ");
-	sb_printf(args, st.show, var);
+	sb_printf(args, st.show, ref(set, var, read));
+}
+
+/* the arguments as sysdoc.c reads them: each one's value as its
+ * kernel-named variable is given it */
+static struct sysdoc_arg *doc_args(const struct syscall_info *c)
+{
+	struct sysdoc_arg *a = xalloc((c->nparams + 1) * sizeof(*a));
+
+	for (int i = 0; i < c->nparams; i++) {
+		const struct sc_param *p = &c->params[i];
+
+		a[i].name = p->name;
+		a[i].type = p->type;
+		a[i].is_string = is_user_string(p);
+		a[i].read = strcmp(p->type, "umode_t") == 0 && has_param(c, "flags") ?
+			    xasprintf("__sc_arg(%d) & 0xffff", i + 1) :
+			    xasprintf(arg_style(c, p).read, i + 1);
+	}
+	return a;
 }
 
 static void emit_call(struct strbuf *sb, const struct syscall_info *c, const char *prefix)
 {
-	struct strbuf fmt = { 0 }, args = { 0 }, doc = { 0 };
+	struct strbuf fmt = { 0 }, args = { 0 }, doc = { 0 }, docvars = { 0 };
+	char **set, *missing;
 	int i;
 
 	sb_puts(&fmt, "");
 	sb_puts(&args, "");
+	sb_puts(&docvars, "");
+	/* SystemTap's documented names first (tapset::syscalls(3stap)), then
+	 * the kernel's own names for what they do not cover */
+	set = sysdoc_emit(&docvars, c->name, doc_args(c), c->nparams, &missing);
+	doc_text = docvars.buf;
 	sb_printf(&doc, "/**\n * probe %s%s - the %s system call (%d) is entered\n"
 		  " * @name: \"%s\"\n", prefix, c->name, c->name, c->nr, c->name);
+	for (i = 0; set[i]; i++)
+		sb_printf(&doc, " * @%s: as tapset::syscalls(3stap) documents for syscall.%s\n",
+			  set[i], sysdoc_probe_name(c->name));
 	for (i = 0; i < c->nparams; i++)
-		sb_printf(&doc, " * @%s%s: %s\n", c->params[i].name,
-			  is_keyword(c->params[i].name) ? "_" : "", c->params[i].type);
+		if (!in_list(set, c->params[i].name))
+			sb_printf(&doc, " * @%s%s: %s\n", c->params[i].name,
+				  is_keyword(c->params[i].name) ? "_" : "", c->params[i].type);
 	sb_printf(&doc, " * @argstr: the arguments, formatted like strace\n */\n");
+	if (*missing)
+		sb_printf(&doc, "// documented, not computed by ktap: %s\n", missing);
 	sb_puts(sb, doc.buf);
 	/* the name is looked up at run time, so handlers of different calls
 	 * can be the same code (resolve.c merges those) */
 	sb_printf(sb, "probe %s%s = kernel.syscall(\"%s\") {\n\tname = __sc_name()\n", prefix,
 		  c->name, c->name);
+	sb_puts(sb, docvars.buf);
 	for (i = 0; i < c->nparams; i++)
-		emit_param(sb, &fmt, &args, c, i);
+		emit_param(sb, &fmt, &args, c, i, set);
 	sb_printf(sb, "\targstr = sprintf(\"%s\"%s)\n}\n\n", fmt.buf, args.buf);
 	sb_printf(sb, "/**\n * probe %s%s.return - the %s system call returns\n"
 		  " * @name: \"%s\"\n * @retval: the return value\n"
@@ -866,6 +834,48 @@ static char *call_text(const struct syscall_info *c)
 	return sb.buf;
 }
 
+static const struct syscall_table *writing;	/* the table write_tapset() writes */
+
+static int syscall_index_by_name(const char *name)
+{
+	for (int i = 0; writing && i < writing->n; i++)
+		if (strcmp(writing->calls[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+/* "probe NAME = TO { BODY }" and its .return, each with its doc comment */
+static void same_alias(struct strbuf *sb, const char *name, const char *to, const char *body)
+{
+	sb_printf(sb, "/**\n * probe %s - %s, under another name (the same variables)\n */\n"
+		  "probe %s = %s { %s}\n\n", name, to, name, to, body);
+	sb_printf(sb, "/**\n * probe %s.return - %s.return, under another name\n */\n"
+		  "probe %s.return = %s.return { %s}\n\n", name, to, name, to, body);
+}
+
+/*
+ * The name SystemTap documents the call under when it is not the
+ * kernel's (syscall.pread for pread64, syscall.mmap2 for mmap), in a file
+ * of its own; NULL when the call has none. (nd_syscall.NAME, nd1_ and
+ * nd2_ need no alias each: resolve.c takes them as syscall.NAME,
+ * aliasvars.c's alias_family_point().)
+ */
+static char *other_names_text(const struct syscall_info *c)
+{
+	const char *doc = sysdoc_probe_name(c->name);
+	struct strbuf sb = { 0 };
+
+	sb_printf(&sb, "// %04d-%s-names.stp - generated by ktap: the other names of syscall.%s.\n"
+		  "// Do not edit: see translator/syscalls.c.\n\n", c->nr, c->name, c->name);
+	/* syscall.NAME of a documented name that is no kernel call's; its
+	 * name is that name, as SystemTap's is ("pread", not "pread64") */
+	if (strcmp(doc, c->name) == 0 || syscall_index_by_name(doc) >= 0)
+		return NULL;
+	same_alias(&sb, xasprintf("syscall.%s", doc), xasprintf("syscall.%s", c->name),
+		   xasprintf("name = \"%s\" ", doc));
+	return sb.buf;
+}
+
 #define NUMBERS_FORMAT "ktap-syscall-numbers 1"
 
 /* "NR NAME" per call: what kernel.syscall("NAME") needs, without the
@@ -910,6 +920,7 @@ static bool write_tapset(const char *dir, const struct syscall_table *t)
 	char *text = common_text(t);
 	int i;
 
+	writing = t;
 	if (!cachefile_write(xasprintf("%s/syscalls-common.stp", dir), text, strlen(text)))
 		return false;
 	text = numbers_text(t);
@@ -919,6 +930,10 @@ static bool write_tapset(const char *dir, const struct syscall_table *t)
 	for (i = 0; i < t->n; i++) {
 		text = call_text(&t->calls[i]);
 		if (!cachefile_write(xasprintf("%s/%04d-%s.stp", dir, t->calls[i].nr,
+					       t->calls[i].name), text, strlen(text)))
+			return false;
+		text = other_names_text(&t->calls[i]);
+		if (text && !cachefile_write(xasprintf("%s/%04d-%s-names.stp", dir, t->calls[i].nr,
 					       t->calls[i].name), text, strlen(text)))
 			return false;
 	}
@@ -964,16 +979,15 @@ static char *hash_name(const char *text)
 
 /*
  * What the generated tapset is made from: every header load_table() reads,
- * the .config, the debug vmlinux the DWARF names come from (where
- * dw_open() finds it by release), and ktap itself (its generator), each as
+ * the .config, the debug vmlinux the DWARF names come from (the
+ * target's, target_debug_file()), and ktap itself (its generator), each as
  * size, mtime, ctime and inode, and whether KTAP_DEBUGINFO turns the DWARF
  * off. While none of them changes, the tapset made last time is the one
  * this run would make, and the table need not be read at all.
  */
 static char *generation_inputs(const char *build)
 {
-	const char *release = kernel_release_of(build);
-	const char *src = source_tree(build);
+	const char *src = target_source_dir(build), *debug = debug_vmlinux();
 	const char *paths[] = {
 		xasprintf("%s/arch/x86/include/generated/asm/syscalls_64.h", build),
 		xasprintf("%s/arch/x86/include/generated/uapi/asm/unistd_64.h", build),
@@ -982,11 +996,10 @@ static char *generation_inputs(const char *build)
 		xasprintf("%s/arch/x86/include/asm/syscalls.h", src),
 		xasprintf("%s/include/uapi/asm-generic/errno-base.h", src),
 		xasprintf("%s/include/uapi/asm-generic/errno.h", src),
+		xasprintf("%s/include/linux/errno.h", src),
 		xasprintf("%s/arch/x86/include/uapi/asm/signal.h", src),
 		xasprintf("%s/arch/x86/include/uapi/asm/prctl.h", src),
-		xasprintf("%s/vm/%s/vmlinux", ktap_cache_dir(), release),
-		xasprintf("/usr/lib/debug/boot/vmlinux-%s", release),
-		xasprintf("/lib/modules/%s/build/vmlinux", release),
+		debug ? debug : "(no debug vmlinux)",
 		"/proc/self/exe",
 	};
 	struct strbuf sb = { 0 };
@@ -1025,7 +1038,7 @@ static bool make_generation(const char *tree_dir, const char *gen,
 /* the directory of the generated syscall tapset for the target, or NULL */
 static const char *make_tapset_dir(const struct options *opt)
 {
-	const char *build = opt->release || opt->vm ? kernel_build_dir(opt) : NULL;
+	const char *build = opt->release || opt->vm ? target_build_dir(target_kernel()) : NULL;
 	const struct syscall_table *t;
 	char *dir, *tree_dir, *name, *gen;
 	struct stat st;

@@ -10,6 +10,7 @@
 
 #include "resolve.h"
 #include "format.h"
+#include "aliasvars.h"
 
 static char *where(const struct srcloc *loc)
 {
@@ -188,20 +189,39 @@ static enum type infer_target(struct resolver *r, struct expr *e)
 	for (st = e->path; st; st = st->next)
 		if (st->index)
 			expect(r, st->index, TY_LONG, "an array index of a target variable");
-	return e->suffix ? TY_STRING : TY_LONG;
+	return e->suffix || tvar_is_probe_string(e->access) ? TY_STRING : TY_LONG;
+}
+
+/* a scalar use (x = ..., x++) of a name used with keys elsewhere: one
+ * name cannot be both (SystemTap: inconsistent arity) */
+static void check_scalar_use(struct resolver *r, const struct expr *v)
+{
+	if (v->kind == EX_VAR && v->sym && v->sym->nkeys > 0 && r->report_types)
+		diag_error(&v->loc, "'%s' is an array, used with %d key%s elsewhere: "
+			   "it cannot be assigned as a scalar", v->sym->name, v->sym->nkeys,
+			   v->sym->nkeys == 1 ? "" : "s");
 }
 
 static enum type infer_assign(struct resolver *r, struct expr *e)
 {
 	enum type lt, rt;
 
+	check_scalar_use(r, e->lhs);
 	if (e->lhs->kind == EX_INDEX) {
 		infer_keys(r, e->lhs);
 		if (has_star(e->lhs) && r->report_types)
 			diag_error(&e->lhs->loc, "cannot assign to a slice");
 	}
-	if (e->lhs->kind == EX_TARGET) {
-		/* changes the traced kernel: guru mode only (target.c binds it) */
+	if (e->lhs->kind == EX_TARGET && tvar_is_probe_string(e->lhs->access)) {
+		/* procfs $value: the probe's own string */
+		if (e->op != OP_ASSIGN && e->op != OP_CONCAT_ASSIGN && r->report_types)
+			diag_error(&e->loc, "%s is a string: only '=' and '.=' assign it",
+				   e->lhs->str);
+		expect(r, e->rhs, TY_STRING, "the value assigned to a string");
+		return TY_STRING;
+	}
+	if (e->lhs->kind == EX_TARGET || e->lhs->kind == EX_AT_VAR) {
+		/* changes the traced kernel: guru mode only (tvar.c binds it) */
 		if (!r->opt->guru && r->report_types)
 			diag_error(&e->lhs->loc, "assigning to %s changes the kernel: it needs "
 				   "guru mode (-g)", e->lhs->str);
@@ -293,8 +313,9 @@ static enum type infer_builtin(struct resolver *r, struct expr *e)
 	case BI_PRINTDLN:
 	case BI_SPRINTD:
 	case BI_SPRINTDLN:
-		if (e->nargs < 2 && r->report_types)
-			diag_error(&e->loc, "%s needs a delimiter and at least one value", e->str);
+		/* as SystemTap: with one value there is nothing to delimit */
+		if (e->nargs < 3 && r->report_types)
+			diag_error(&e->loc, "%s needs a delimiter and at least two values", e->str);
 		if (e->nargs >= 1)
 			expect(r, e->args[0], TY_STRING, "the delimiter");
 		for (i = 1; i < e->nargs; i++)
@@ -302,6 +323,10 @@ static enum type infer_builtin(struct resolver *r, struct expr *e)
 				diag_error(&e->args[i]->loc, "statistics cannot be printed directly");
 		break;
 	default:
+		/* println() and sprintln() print a newline; print() nothing */
+		if (!e->nargs && (e->builtin == BI_PRINT || e->builtin == BI_SPRINT) &&
+		    r->report_types)
+			diag_error(&e->loc, "%s needs at least one value", e->str);
 		for (i = 0; i < e->nargs; i++) {
 			enum type t = infer_expr(r, e->args[i], TY_UNKNOWN);
 
@@ -376,6 +401,12 @@ static enum type infer_expr(struct resolver *r, struct expr *e, enum type want)
 			diag_error(&e->loc, "this element holds statistics: read it with @count, @sum, @avg, ...");
 		break;
 	case EX_IN:
+		if (e->rhs) {		/* N in @hist_log(x): N is a bucket */
+			infer_hist(r, e->rhs);
+			expect(r, e->args[0], TY_LONG, "a histogram bucket number");
+			t = TY_LONG;
+			break;
+		}
 		infer_keys(r, e);
 		if (e->sym)
 			e->sym->read = true;
@@ -477,6 +508,7 @@ static enum type infer_expr(struct resolver *r, struct expr *e, enum type want)
 			if (r->report_types)
 				diag_error(&e->loc, "'%s' needs a variable", op_text(e->op));
 		} else {
+			check_scalar_use(r, e->lhs);
 			if (e->lhs->sym)
 				e->lhs->sym->written = e->lhs->sym->read = true;
 			symbol_type(r, e->lhs, TY_LONG);
@@ -756,7 +788,8 @@ static void suggest_global(struct resolver *r, const struct symbol *s)
 	xfree(names);
 }
 
-static void warn_locals(struct resolver *r, struct symbol **syms, int n)
+static void warn_locals(struct resolver *r, struct symbol **syms, int n,
+			const struct resolved_probe *rp)
 {
 	int i;
 
@@ -767,6 +800,8 @@ static void warn_locals(struct resolver *r, struct symbol **syms, int n)
 			continue;
 		if (s->read && !s->written) {
 			diag_warning(&s->loc, "variable '%s' is read but never given a value", s->name);
+			if (rp)
+				alias_vars_note(rp, s);
 			suggest_global(r, s);
 		} else if (s->written && !s->read)
 			diag_warning(&s->loc, "variable '%s' is given a value that is never read", s->name);
@@ -779,9 +814,9 @@ static void warn_unused(struct resolver *r)
 	int i;
 
 	for (i = 0; i < prog->nprobes; i++)
-		warn_locals(r, prog->probes[i]->locals, prog->probes[i]->nlocals);
+		warn_locals(r, prog->probes[i]->locals, prog->probes[i]->nlocals, prog->probes[i]);
 	for (i = 0; i < prog->nfunctions; i++)
-		warn_locals(r, prog->functions[i]->locals, prog->functions[i]->nlocals);
+		warn_locals(r, prog->functions[i]->locals, prog->functions[i]->nlocals, NULL);
 	for (i = 0; i < prog->nglobals; i++) {
 		const struct symbol *g = prog->globals[i];
 

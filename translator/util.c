@@ -168,6 +168,14 @@ char *xasprintf(const char *fmt, ...)
 	return p;
 }
 
+bool is_module_name(const char *name)
+{
+	size_t n = strspn(name, "abcdefghijklmnopqrstuvwxyz"
+			  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+
+	return n > 0 && n <= KTAP_MODULE_NAME_MAX && name[n] == '\0';
+}
+
 /* The whole file, NUL-terminated; NULL with errno set on failure. */
 char *read_whole_file(const char *path, size_t *len)
 {

@@ -7,12 +7,15 @@
  * take turns. Files go through a 9p share (<cache>/vm/run/share is the
  * guest's /mnt/host); commands and their output through a virtio-serial
  * port that qemu connects to a unix socket (protocol: doc/internals.md,
- * section 4).
+ * section 4). The host's root is a second, read-only share (the guest's
+ * KTAP_HOSTROOT, guest/frames.h): -c CMD that starts with a host program's
+ * path runs chrooted into it.
  *
  * Layout of ${KTAP_CACHE:-~/.cache/ktap}/vm:
  *   <ABI>/       one provisioned kernel: vmlinux-pvh (booted), vmlinux
  *                (debug), System.map, kimg/ (the unpacked image package),
- *                initramfs.cpio.gz, provisioned (stamp)
+ *                initramfs.cpio.gz, qemu/ (QEMU unpacked from
+ *                bookworm-backports), provisioned (stamp)
  *   current      symlink to the <ABI> in use
  *   run/         the running guest: guest (pid, ABI, initramfs time),
  *                ctl.sock, console.log (+ .1 of the boot before),
@@ -41,13 +44,13 @@
 #include <dirent.h>
 
 #include "ktap.h"
+#include "../guest/frames.h"	/* the agent's protocol */
 
 #define BOOT_TIMEOUT	300.0	/* s; TCG on a loaded host is slow */
 #define PING_TIMEOUT	20.0
 #define STOP_TIMEOUT	60.0	/* s of silence after a stop before giving up;
 				 * KTAP_VM_STOP_TIMEOUT overrides it */
 #define CONSOLE_TAIL	40	/* lines shown when the guest dies */
-#define READY_MARKER	"KTAP-AGENT-READY"
 #define MAX_FRAME	(16u << 20)
 
 /*
@@ -61,15 +64,15 @@ static const char *const qemu_append =
 	"console=ttyS0 quiet panic=-1 oops=panic softlockup_panic=1 tsc=reliable";
 
 /*
- * thread=single (boot_guest()): QEMU 7.2's multi-threaded TCG can keep
- * running a translation of code that another vCPU has just rewritten.
- * The kernel rewrites a probed function's entry (text_poke_bp: int3,
- * tail, first byte) whenever a probe is registered or removed; with that
- * function hot on the other vCPU, the stale int3 then traps forever (both
- * vCPUs stuck at vfs_read+0, memory already showing the nop), or a stale
- * trampoline jumps to 0. Toggling the kernel's own function tracer on a
- * hot vfs_read shows it without ktap (testsuite/ktap.run/live_patch.exp).
- * One thread for both vCPUs never translates while another writes.
+ * qemu/ (boot_guest()): the guest runs in the QEMU that guest/provision
+ * unpacked from bookworm-backports, with a TCG thread per vCPU. The
+ * kernel rewrites a probed function's entry (text_poke_bp: int3, tail,
+ * first byte) whenever a probe is registered or removed; bookworm's
+ * QEMU 7.2 can translate that code on one vCPU while another rewrites it
+ * and keep the translation of the old bytes for good (both vCPUs then
+ * trap forever on an int3 that memory no longer holds, or run a freed
+ * ftrace trampoline). QEMU 10.0 holds the page lock across translation.
+ * doc/qemu-mttcg-smc.md has the evidence; ktap.run/live_patch.exp checks.
  *
  * softlockup_panic=1: a guest stuck like that, or by a guru script, dies
  * and ktap reports it with the console instead of waiting on it.
@@ -172,6 +175,50 @@ static void shell_quote(struct strbuf *sb, const char *s)
 
 /* ---- paths ---- */
 
+/*
+ * Several kernels may be provisioned side by side (<cache>/vm/ABI each);
+ * KTAP_VM_KERNEL (ktap --kernel ABI) picks one, else <vm>/current is the
+ * default. Each kernel has a guest of its own: the default's runs in
+ * <vm>/run, another's in <vm>/run-ABI, so that runs on two kernels
+ * neither wait for nor reboot each other's guest.
+ */
+
+/* the ABI asked for with --kernel or KTAP_VM_KERNEL, or NULL */
+static const char *wanted_kernel(void)
+{
+	const char *want = getenv("KTAP_VM_KERNEL");
+
+	return want && *want ? want : NULL;
+}
+
+/* the ABI <vm>/current names (the default kernel), or NULL */
+static char *default_kernel(const char *vm)
+{
+	char link[PATH_MAX], *cur = xasprintf("%s/current", vm);
+	ssize_t n = readlink(cur, link, sizeof(link) - 1);
+
+	free(cur);
+	if (n <= 0)
+		return NULL;
+	link[n] = '\0';
+	return xstrdup(link);
+}
+
+static char *kernel_run_dir(const char *vm)
+{
+	const char *want = wanted_kernel();
+	char *def = want ? default_kernel(vm) : NULL;
+	char *dir;
+
+	if (!want || (def && !strcmp(def, want)))
+		dir = xasprintf("%s/run", vm);
+	else
+		dir = xasprintf("%s/run-%s", vm, want);
+	free(def);
+	return dir;
+}
+
+
 struct vm_paths {
 	char *vm;		/* <cache>/vm */
 	char *run;		/* <cache>/vm/run */
@@ -185,7 +232,7 @@ static const struct vm_paths *paths(void)
 	if (p.vm)
 		return &p;
 	p.vm = xasprintf("%s/vm", ktap_cache_dir());
-	p.run = xasprintf("%s/run", p.vm);
+	p.run = kernel_run_dir(p.vm);
 	p.share = xasprintf("%s/share", p.run);
 	p.sock = xasprintf("%s/ctl.sock", p.run);
 	p.guest = xasprintf("%s/guest", p.run);
@@ -214,27 +261,47 @@ static char *ktap_run_bin(const struct options *opt)
 
 /* ---- provisioning ---- */
 
-/* the ABI in <vm>/current if it is fully provisioned (and wanted) */
-static char *provisioned_abi(void)
+/* the QEMU that guest/provision unpacked for the kernel abi */
+static char *qemu_path(const char *abi)
 {
-	char link[PATH_MAX], *cur = xasprintf("%s/current", paths()->vm);
-	const char *want = getenv("KTAP_VM_KERNEL");
-	ssize_t n = readlink(cur, link, sizeof(link) - 1);
-	char *stamp, *headers;
-	bool ok;
+	return xasprintf("%s/%s/qemu/usr/bin/qemu-system-x86_64", paths()->vm, abi);
+}
 
-	free(cur);
-	if (n <= 0)
-		return NULL;
-	link[n] = '\0';
-	if (want && *want && strcmp(want, link))
-		return NULL;
-	stamp = xasprintf("%s/%s/provisioned", paths()->vm, link);
-	headers = xasprintf("/usr/src/linux-headers-%s/Makefile", link);
-	ok = file_exists(stamp) && file_exists(headers);
+/* abi is fully provisioned: its stamp, headers and QEMU are there */
+static bool kernel_ready(const char *abi)
+{
+	char *stamp = xasprintf("%s/%s/provisioned", paths()->vm, abi);
+	char *headers = xasprintf("/usr/src/linux-headers-%s/Makefile", abi);
+	char *qemu = qemu_path(abi);
+	bool ok = file_exists(stamp) && file_exists(headers) && file_exists(qemu);
+
 	free(stamp);
 	free(headers);
-	return ok ? xstrdup(link) : NULL;
+	free(qemu);
+	return ok;
+}
+
+/* the wanted ABI (else the default one) if it is fully provisioned */
+static char *provisioned_abi(void)
+{
+	const char *want = wanted_kernel();
+	char *abi = want ? xstrdup(want) : default_kernel(paths()->vm);
+
+	if (abi && !kernel_ready(abi)) {
+		free(abi);
+		abi = NULL;
+	}
+	return abi;
+}
+
+/* a kernel the archive does not have gets no guest: the run directory
+ * paths() made for it goes (the default's stays) */
+static void forget_run_dir(void)
+{
+	if (!wanted_kernel() || !strcmp(strrchr(paths()->run, '/'), "/run"))
+		return;
+	rmdir(paths()->share);
+	rmdir(paths()->run);
 }
 
 /* run guest/provision; its stdout's last line is the ABI */
@@ -267,7 +334,12 @@ static char *run_provision(const struct options *opt, bool newest)
 	free(runbin);
 	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
 	    WEXITSTATUS(status)) {
-		vm_err("provisioning the guest failed (%s)", script);
+		/* 3: the kernel asked for is not to be had, and provision said
+		 * what is missing and how to get it */
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 3)
+			vm_err("provisioning the guest failed (%s)", script);
+		else
+			forget_run_dir();
 		free(script);
 		return NULL;
 	}
@@ -284,7 +356,10 @@ static char *ensure_provisioned(const struct options *opt)
 
 	if (abi)
 		return abi;
-	fprintf(stderr, "ktap: provisioning the ktap guest (first use; downloads ~930 MB)\n");
+	/* guest/provision says which kernel it fetches, once it knows the
+	 * archive has it */
+	if (!wanted_kernel())
+		fprintf(stderr, "ktap: provisioning the ktap guest (first use; downloads ~930 MB)\n");
 	return run_provision(opt, false);
 }
 
@@ -382,20 +457,6 @@ const char *vm_kernel_release(const struct options *opt)
 	if (!abi)
 		abi = ensure_provisioned(opt);
 	return abi;
-}
-
-const char *vm_kernel_build_dir(const struct options *opt)
-{
-	static char *dir;
-	const char *abi;
-
-	if (dir)
-		return dir;
-	abi = vm_kernel_release(opt);
-	if (!abi)
-		return NULL;
-	dir = xasprintf("/usr/src/linux-headers-%s", abi);
-	return dir;
 }
 
 /* ---- the lock: one ktap run at a time per guest ---- */
@@ -626,7 +687,7 @@ static bool console_has_marker(void)
 	if (!f)
 		return false;
 	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, READY_MARKER) != NULL;
+		found = strstr(line, KTAP_AGENT_READY) != NULL;
 	fclose(f);
 	return found;
 }
@@ -675,17 +736,23 @@ static int boot_guest(const char *abi, struct guest *g)
 	char *serial = xasprintf("file:%s", p->console);
 	char *virtfs = xasprintf("local,path=%s,mount_tag=host0,security_model=none,id=host0",
 				 p->share);
+	/* cache=loose in the guest (guest/init) keeps one inode per file, which
+	 * uprobes need; multidevs=remap: the host's / spans file systems */
+	char *hostroot = "local,path=/,mount_tag=" KTAP_HOSTROOT_TAG
+			 ",security_model=none,readonly=on,multidevs=remap,id=" KTAP_HOSTROOT_TAG;
 	char *chardev = xasprintf("socket,id=ctl,path=%s,server=on,wait=off", p->sock);
 	char *old = xasprintf("%s.1", p->console);
+	char *qemu = qemu_path(abi);
+	char *firmware = xasprintf("%s/qemu/usr/share/qemu", kdir);
 	char *argv[] = {
-		"qemu-system-x86_64", "-name", "ktap-guest",
-		"-accel", "tcg,thread=single", "-cpu", "qemu64", "-m", "1024", "-smp", "2",
+		qemu, "-L", firmware, "-name", "ktap-guest",
+		"-accel", "tcg,thread=multi", "-cpu", "qemu64", "-m", "1024", "-smp", "2",
 		"-nodefaults", "-display", "none", "-no-reboot",
 		"-kernel", kernel, "-initrd", initrd, "-append", (char *)qemu_append,
 		"-serial", serial,
-		"-virtfs", virtfs,
+		"-virtfs", virtfs, "-virtfs", hostroot,
 		"-device", "virtio-serial-pci", "-chardev", chardev,
-		"-device", "virtserialport,chardev=ctl,name=ktap.ctl",
+		"-device", "virtserialport,chardev=ctl,name=" KTAP_AGENT_PORT,
 		NULL,
 	};
 	double t0 = now_seconds();
@@ -711,6 +778,8 @@ static int boot_guest(const char *abi, struct guest *g)
 	free(virtfs);
 	free(chardev);
 	free(old);
+	free(qemu);
+	free(firmware);
 	return rc;
 }
 
@@ -775,9 +844,11 @@ static void conn_close(struct conn *c)
 
 static int conn_send(struct conn *c, char type, const void *data, uint32_t len)
 {
-	unsigned char h[5] = { (unsigned char)type, len, len >> 8, len >> 16, len >> 24 };
+	unsigned char h[KTAP_FRAME_HDR_LEN];
 	const char *parts[2] = { (const char *)h, data };
 	size_t sizes[2] = { sizeof(h), len };
+
+	ktap_frame_header(h, type, len);
 
 	for (int i = 0; i < 2; i++) {
 		size_t off = 0;
@@ -822,19 +893,20 @@ struct frame {
 static int conn_frame(struct conn *c, struct frame *f)
 {
 	unsigned char *h = (unsigned char *)c->buf;
+	const size_t hl = KTAP_FRAME_HDR_LEN;
 
-	if (c->len < 5)
+	if (c->len < hl)
 		return 0;
 	f->type = h[0];
-	f->len = h[1] | h[2] << 8 | h[3] << 16 | (uint32_t)h[4] << 24;
+	f->len = ktap_frame_len(h);
 	if (f->len > MAX_FRAME)
 		return -1;
-	if (c->len < 5 + f->len)
+	if (c->len < hl + f->len)
 		return 0;
 	f->data = xalloc(f->len + 1);
-	memcpy(f->data, c->buf + 5, f->len);
-	memmove(c->buf, c->buf + 5 + f->len, c->len - 5 - f->len);
-	c->len -= 5 + f->len;
+	memcpy(f->data, c->buf + hl, f->len);
+	memmove(c->buf, c->buf + hl + f->len, c->len - hl - f->len);
+	c->len -= hl + f->len;
 	return 1;
 }
 
@@ -853,7 +925,7 @@ static int conn_ping(struct conn *c, double timeout, pid_t qemu)
 	}
 	for (size_t i = 0; i < sizeof(rnd); i++)
 		sprintf(nonce + 2 * i, "%02x", rnd[i]);
-	if (conn_send(c, 'P', nonce, strlen(nonce)) < 0)
+	if (conn_send(c, KTAP_FRAME_PING, nonce, strlen(nonce)) < 0)
 		return -1;
 	for (;;) {
 		struct pollfd p = { .fd = c->fd, .events = POLLIN };
@@ -861,7 +933,7 @@ static int conn_ping(struct conn *c, double timeout, pid_t qemu)
 		int r;
 
 		while ((r = conn_frame(c, &f)) == 1) {
-			bool match = f.type == 'P' && !strcmp(f.data, nonce);
+			bool match = f.type == KTAP_FRAME_PING && !strcmp(f.data, nonce);
 
 			free(f.data);
 			if (match) {
@@ -949,7 +1021,7 @@ static void send_stop(struct run_state *r, int sig)
 	char num[8];
 
 	snprintf(num, sizeof(num), "%d", sig);
-	conn_send(&r->c, 'S', num, strlen(num));
+	conn_send(&r->c, KTAP_FRAME_SIGNAL, num, strlen(num));
 	if (!r->stop_sent)
 		r->stop_sent = now_seconds();
 }
@@ -996,7 +1068,7 @@ static bool stop_unanswered(struct run_state *r)
 static void on_frame(struct run_state *r, struct frame *f)
 {
 	switch (f->type) {
-	case 'O':
+	case KTAP_FRAME_STDOUT:
 		if (r->out_broken)
 			break;
 		if (fwrite(f->data, 1, f->len, r->out) != f->len || fflush(r->out)) {
@@ -1004,11 +1076,11 @@ static void on_frame(struct run_state *r, struct frame *f)
 			send_stop(r, SIGTERM);
 		}
 		break;
-	case 'E':
+	case KTAP_FRAME_STDERR:
 		fwrite(f->data, 1, f->len, stderr);
 		fflush(stderr);
 		break;
-	case 'X':
+	case KTAP_FRAME_EXIT:
 		r->status = atoi(f->data);
 		break;
 	default:	/* a late pong */
@@ -1076,6 +1148,47 @@ static void relay(struct run_state *r)
 	}
 }
 
+/*
+ * Does -c CMD start with a host program by its path ("./app", "/usr/bin/ls
+ * -l")? A bare name ("dd", "sh -c ...") is the guest's busybox, as ever.
+ */
+static bool runs_host_program(const char *command)
+{
+	const char *s = command + strspn(command, " \t");
+	char *word = xstrndup(s, strcspn(s, " \t\n;&|<>()"));
+	struct stat st;
+	bool host = strchr(word, '/') && strncmp(word, KTAP_AGENT_SHARE "/",
+						    strlen(KTAP_AGENT_SHARE) + 1) != 0 &&
+		    stat(word, &st) == 0 && S_ISREG(st.st_mode) && access(word, X_OK) == 0;
+
+	free(word);
+	return host;
+}
+
+/*
+ * -c CMD that runs a host program runs chrooted into the host's root, in
+ * the host's current directory, under the host's bash, which execs the
+ * last command of CMD (so target() is that command's pid, as with a plain
+ * "sh -c CMD" in the guest; the guest's busybox would run its own applets
+ * for "ls" and the like, and dash forks even a lone command).
+ */
+static char *chrooted_command(const char *command)
+{
+	struct strbuf inner = { 0 }, sb = { 0 };
+	char cwd[PATH_MAX];
+
+	if (getcwd(cwd, sizeof(cwd))) {
+		sb_puts(&inner, "cd ");
+		shell_quote(&inner, cwd);
+		sb_puts(&inner, " 2>/dev/null; ");
+	}
+	sb_puts(&inner, command);
+	sb_puts(&sb, "exec chroot " KTAP_HOSTROOT " /bin/bash -c ");
+	shell_quote(&sb, inner.buf);
+	free(inner.buf);
+	return sb.buf;
+}
+
 static char *run_command_line(const struct options *opt, const char *rundir,
 			      const char *ko)
 {
@@ -1085,16 +1198,28 @@ static char *run_command_line(const struct options *opt, const char *rundir,
 	if (opt->verbose)
 		sb_puts(&sb, " -v");
 	if (opt->output_file)
-		sb_printf(&sb, " -o /mnt/host/%s/ktap.out", rundir);
+		sb_printf(&sb, " -o " KTAP_AGENT_SHARE "/%s/ktap.out", rundir);
 	if (opt->command) {
+		char *cmd = runs_host_program(opt->command) ? chrooted_command(opt->command) :
+			    xstrdup(opt->command);
+
 		sb_puts(&sb, " -c ");
-		shell_quote(&sb, opt->command);
+		shell_quote(&sb, cmd);
+		free(cmd);
 	}
 	if (opt->target_pid)
 		sb_printf(&sb, " -x %ld", opt->target_pid);
 	if (opt->buffer_mb)
 		sb_printf(&sb, " -s %d", opt->buffer_mb);
-	sb_printf(&sb, " /mnt/host/%s/", rundir);
+	if (opt->time_limit)
+		sb_printf(&sb, " -T %ld", opt->time_limit);
+	for (int i = 0; i < opt->nglobal_settings; i++) {
+		sb_puts(&sb, " -G ");
+		shell_quote(&sb, opt->global_settings[i]);
+	}
+	if (opt->trace_loader)
+		sb_puts(&sb, " -L");
+	sb_printf(&sb, " " KTAP_AGENT_SHARE "/%s/", rundir);
 	shell_quote(&sb, ko);
 	return sb.buf;
 }
@@ -1175,7 +1300,7 @@ static void run_line(struct run_state *r, const char *line)
 	vm_info("guest: %s", line);
 	console_from = file_size(paths()->console);
 	install_signals(old);
-	if (conn_send(&r->c, 'R', line, strlen(line)) < 0)
+	if (conn_send(&r->c, KTAP_FRAME_RUN, line, strlen(line)) < 0)
 		r->dead = true;
 	else
 		relay(r);
@@ -1275,6 +1400,25 @@ static int cmd_setup(const struct options *opt)
 	return rc;
 }
 
+/* ktap --kernel list: guest/provision --list prints what is provisioned
+ * and what the archive offers */
+static int cmd_list(const struct options *opt)
+{
+	char *script = data_file(opt, "guest/provision");
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		execl("/bin/bash", "bash", script, "--list", (char *)NULL);
+		fprintf(stderr, "ktap: cannot run %s: %s\n", script, strerror(errno));
+		_exit(127);
+	}
+	free(script);
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+		return 1;
+	return WEXITSTATUS(status);
+}
+
 static int cmd_start(const struct options *opt)
 {
 	struct guest g;
@@ -1367,6 +1511,8 @@ int vm_command(const char *what, const struct options *opt)
 		return cmd_stop();
 	if (!strcmp(what, "status"))
 		return cmd_status();
+	if (!strcmp(what, "list"))
+		return cmd_list(opt);
 	vm_err("unknown guest command '%s' (setup, start, stop, status)", what);
 	return 1;
 }

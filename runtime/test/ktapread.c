@@ -33,15 +33,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define REC_MAGIC 0x4b544150
+#include "../uapi.h"
+
 #define MAX_CPUS 64
 #define READ_SIZE (1 << 20)
-
-struct rec_hdr {
-	uint32_t magic;
-	uint32_t len;
-	uint64_t seq;
-};
 
 struct rec {
 	uint64_t seq;
@@ -74,7 +69,7 @@ static void take_records(int cpu, const char *buf, ssize_t n)
 	ssize_t off = 0;
 
 	while (off < n) {
-		struct rec_hdr h;
+		struct ktap_rec_hdr h;
 
 		if (n - off < (ssize_t)sizeof(h)) {
 			fprintf(stderr, "ktapread: cpu%d: partial header\n", cpu);
@@ -82,7 +77,7 @@ static void take_records(int cpu, const char *buf, ssize_t n)
 			return;
 		}
 		memcpy(&h, buf + off, sizeof(h));
-		if (h.magic != REC_MAGIC || h.len > n - off - sizeof(h)) {
+		if (h.magic != KTAP_REC_MAGIC || h.len > n - off - sizeof(h)) {
 			fprintf(stderr, "ktapread: cpu%d: bad record (magic %#x len %u)\n",
 				cpu, h.magic, h.len);
 			bad = 1;
@@ -140,7 +135,7 @@ static int open_cpus(const char *dir, int *fds)
 	int n = 0;
 
 	for (;;) {
-		snprintf(path, sizeof(path), "%s/cpu%d", dir, n);
+		snprintf(path, sizeof(path), "%s/" KTAP_RELAY_FILE "%d", dir, n);
 		fds[n] = open(path, O_RDONLY | O_NONBLOCK);
 		if (fds[n] < 0)
 			break;
@@ -167,18 +162,18 @@ static void send_stop(struct ctl_state *s)
 	if (s->stopped)
 		return;
 	s->stopped = 1;
-	if (write(s->fd, "stop", 4) != 4)
+	if (write(s->fd, KTAP_CMD_STOP, strlen(KTAP_CMD_STOP)) != (ssize_t)strlen(KTAP_CMD_STOP))
 		die("write stop");
 }
 
 static void ctl_line(struct ctl_state *s, char *line)
 {
 	fprintf(stderr, "ctl: %s\n", line);
-	if (!strcmp(line, "exit"))
+	if (!strcmp(line, KTAP_MSG_EXIT))
 		send_stop(s);
-	else if (!strncmp(line, "error ", 6))
+	else if (!strncmp(line, KTAP_MSG_ERROR " ", strlen(KTAP_MSG_ERROR " ")))
 		s->error = 1;
-	else if (sscanf(line, "done %llu %llu", &s->dropped, &s->skipped) == 2)
+	else if (sscanf(line, KTAP_MSG_DONE " %llu %llu", &s->dropped, &s->skipped) == 2)
 		s->done = 1;
 }
 
@@ -227,14 +222,14 @@ static int cmd_run(int argc, char **argv)
 		default: return 2;
 		}
 	}
-	snprintf(path, sizeof(path), "%s/ctl", dir);
+	snprintf(path, sizeof(path), "%s/" KTAP_CTL_FILE, dir);
 	s.fd = open(path, O_RDWR | O_NONBLOCK);
 	if (s.fd < 0)
 		die(path);
 	ncpu = open_cpus(dir, fds);
 
 	t0 = now_ms();
-	if (write(s.fd, "start", 5) != 5) {
+	if (write(s.fd, KTAP_CMD_START, strlen(KTAP_CMD_START)) != (ssize_t)strlen(KTAP_CMD_START)) {
 		fprintf(stderr, "ktapread: start: %s\n", strerror(errno));
 		read_ctl(&s);
 		return 2;
@@ -307,7 +302,7 @@ static int cmd_ctl(const char *dir)
 	struct ctl_state s = { 0 };
 	char path[512];
 
-	snprintf(path, sizeof(path), "%s/ctl", dir);
+	snprintf(path, sizeof(path), "%s/" KTAP_CTL_FILE, dir);
 	s.fd = open(path, O_RDONLY | O_NONBLOCK);
 	if (s.fd < 0)
 		die(path);

@@ -27,12 +27,12 @@
 static struct ktap_map *g_a, *g_s, *g_k9, *g_small, *g_w, *g_big, *g_srt,
 	*g_str, *g_two, *g_sl, *g_x, *g_v5, *g_v5s, *g_hl, *g_hn, *g_hs, *g_st,
 	*g_sst, *g_sf, *g_sw, *g_pc, *g_ps, *g_tick;
-static DEFINE_RWLOCK(g_all_lock);	/* the begin-only arrays share one */
-static DEFINE_RWLOCK(g_pc_lock);
-static DEFINE_RWLOCK(g_ps_lock);
-static DEFINE_RWLOCK(g_tick_lock);
+static KTAP_DEFINE_RWLOCK(g_all_lock);	/* the begin-only arrays share one */
+static KTAP_DEFINE_RWLOCK(g_pc_lock);
+static KTAP_DEFINE_RWLOCK(g_ps_lock);
+static KTAP_DEFINE_RWLOCK(g_tick_lock);
 static int64_t g_ticks;
-static DEFINE_RWLOCK(g_ticks_lock);
+static KTAP_DEFINE_RWLOCK(g_ticks_lock);
 
 #define LOC "near identifier 'a' at maptest.stp:1:1"
 
@@ -720,6 +720,9 @@ static const struct ktap_probe ktap_probes[] = {
 	{ .kind = KTAP_PROBE_END, .pp = "end" },
 };
 #define KTAP_NR_PROBES ARRAY_SIZE(ktap_probes)
+/* no user-space probes: usymname() has no files (usyms.h) */
+static const struct ktap_usym_file ktap_usym_files[] = { { 0 } };
+static const unsigned int ktap_nr_usym_files;
 
 /* the probes' handlers, in the table's order (run_handler.h) */
 static void (*const ktap_handlers[])(struct ktap_context *c) = {

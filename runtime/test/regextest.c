@@ -29,10 +29,10 @@
 
 /* globals */
 static int64_t g_opens, g_sum, g_resets, g_bad;
-static DEFINE_RWLOCK(g_opens_lock);
-static DEFINE_RWLOCK(g_sum_lock);
-static DEFINE_RWLOCK(g_resets_lock);
-static DEFINE_RWLOCK(g_bad_lock);
+static KTAP_DEFINE_RWLOCK(g_opens_lock);
+static KTAP_DEFINE_RWLOCK(g_sum_lock);
+static KTAP_DEFINE_RWLOCK(g_resets_lock);
+static KTAP_DEFINE_RWLOCK(g_bad_lock);
 
 /* ^/tmp/regex-([0-9]+)$ */
 static const struct ktap_re_inst re_0[] = {
@@ -752,6 +752,9 @@ static const struct ktap_probe ktap_probes[] = {
 	{ .kind = KTAP_PROBE_END, .pp = "end" },
 };
 #define KTAP_NR_PROBES ARRAY_SIZE(ktap_probes)
+/* no user-space probes: usymname() has no files (usyms.h) */
+static const struct ktap_usym_file ktap_usym_files[] = { { 0 } };
+static const unsigned int ktap_nr_usym_files;
 
 /* the probes' handlers, in the table's order (run_handler.h) */
 static void (*const ktap_handlers[])(struct ktap_context *c) = {

@@ -27,11 +27,11 @@
 
 /* globals */
 static int64_t g_opens;
-static DEFINE_RWLOCK(g_opens_lock);
+static KTAP_DEFINE_RWLOCK(g_opens_lock);
 static int64_t g_rets;
-static DEFINE_RWLOCK(g_rets_lock);
+static KTAP_DEFINE_RWLOCK(g_rets_lock);
 static int64_t g_ticks;
-static DEFINE_RWLOCK(g_ticks_lock);
+static KTAP_DEFINE_RWLOCK(g_ticks_lock);
 
 static int g_kint = -5;
 static const char g_kbytes[] = "\xff" "ABC";
@@ -304,6 +304,9 @@ static const struct ktap_probe ktap_probes[] = {
 	{ .kind = KTAP_PROBE_END, .pp = "end" },
 };
 #define KTAP_NR_PROBES ARRAY_SIZE(ktap_probes)
+/* no user-space probes: usymname() has no files (usyms.h) */
+static const struct ktap_usym_file ktap_usym_files[] = { { 0 } };
+static const unsigned int ktap_nr_usym_files;
 
 /* the probes' handlers, in the table's order (run_handler.h) */
 static void (*const ktap_handlers[])(struct ktap_context *c) = {

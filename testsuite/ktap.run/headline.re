@@ -1,1 +1,1 @@
-^cat\([0-9]+\) open /etc/hostname$
+^cat\([0-9]+\) open "/etc/hostname"$

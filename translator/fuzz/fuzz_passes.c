@@ -21,6 +21,7 @@
 
 #include "../ktap.h"
 #include "../lexer.h"
+#include "../target.h"
 
 #ifndef KTAP_DATA_DIR
 #define KTAP_DATA_DIR "."
@@ -103,6 +104,7 @@ static void run_passes(const char *text)
 	env.argv = script_args;
 	env.argc = 2;
 	lexer_set_env(&env);
+	target_select(&opt);	/* this machine's kernel, afresh */
 	file = parse_source(source_from_string("<input>", text));
 	if (diag_error_count())
 		return;

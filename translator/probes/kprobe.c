@@ -22,7 +22,7 @@ static size_t nkernel_symbols;
 #define SYMBOLS_FORMAT "ktap-symbols 1"
 
 /* where the names will come from when a kprobe needs them */
-void probes_load_symbols(const char *path)
+void probe_kprobe_symbols(const char *path)
 {
 	kernel_symbols_file = path;
 	kernel_symbols_loaded = false;

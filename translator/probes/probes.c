@@ -5,6 +5,7 @@
 #include "../ktap.h"
 #include "../debuginfo.h"
 #include "../program.h"
+#include "../aliasvars.h"
 
 typedef int (*provider_fn)(const struct probe_point *, struct concrete_point *);
 
@@ -12,16 +13,27 @@ static const provider_fn providers[] = {
 	probe_begin_end,
 	probe_timer,
 	probe_kprobe,
-	probe_dwarf,
+	probe_absolute,		/* before function.c: kernel.statement(ADDR) */
+	probe_function,
 	probe_trace,
 	probe_syscall,
+	probe_procfs,
+	probe_process,
+	probe_perf,
+	probe_netfilter,
+	probe_hwbkpt,
 };
 
 /* names a user may have meant, for "did you mean" on unknown points */
 static const char *const known_points[] = {
-	"begin", "end", "timer.ms", "timer.s", "timer.us", "timer.ns",
+	"begin", "end", "error", "init", "never", "oneshot", "timer.ms", "timer.s", "timer.us", "timer.ns",
 	"timer.hz", "timer.jiffies", "timer.profile", "kprobe.function", "kernel.function",
-	"kernel.statement", "kernel.trace", "kernel.syscall",
+	"kernel.statement", "kernel.trace", "kernel.syscall", "procfs.read", "procfs.write",
+	"process.function", "process.statement", "process.mark", "process.begin",
+	"process.end",
+	"perf.sw.cpu_clock", "perf.sw.page_faults", "perf.sw.context_switches",
+	"perf.hw.cpu_cycles", "perf.hw.instructions", "perf.type",
+	"netfilter.hook", "netfilter.pf", "kernel.data",
 };
 
 const char *const *probes_known_points(int *n)
@@ -43,40 +55,16 @@ int probes_resolve(const struct probe_point *pp, struct concrete_point *out)
 	return 0;
 }
 
-/* the probe point as text, e.g. kprobe.function("vfs_read").return */
-char *probe_point_text(const struct probe_point *pp)
-{
-	struct strbuf sb = { 0 };
-	int i;
-
-	sb_puts(&sb, "");
-	for (i = 0; i < pp->ncomps; i++) {
-		const struct pp_component *c = &pp->comps[i];
-
-		sb_printf(&sb, "%s%s", i ? "." : "", c->name);
-		if (c->has_arg && c->arg_is_string)
-			sb_printf(&sb, "(\"%s\")", c->str_arg);
-		else if (c->has_arg)
-			sb_printf(&sb, "(%lld)", (long long)c->num_arg);
-	}
-	return sb.buf;
-}
-
-bool pp_is(const struct probe_point *pp, int i, const char *name)
-{
-	return i < pp->ncomps && strcmp(pp->comps[i].name, name) == 0;
-}
-
 /* " $file:struct file* $buf:char* ..." for -L */
 static void append_vars(struct strbuf *sb, const struct concrete_point *cp)
 {
-	struct target_scope *sc = cp->scope;
+	struct tvar_scope *sc = cp->scope;
 	struct cvar *vars;
 	int i, n;
 
 	if (!sc)
 		return;
-	n = target_scope_vars(sc, &vars);
+	n = tvar_scope_vars(sc, &vars);
 	for (i = 0; i < n; i++) {
 		const struct cvar *v = &vars[i];
 
@@ -86,6 +74,18 @@ static void append_vars(struct strbuf *sb, const struct concrete_point *cp)
 	}
 	if (sc->is_return && sc->return_type)
 		sb_printf(sb, " $return:%s", sc->return_type->name ? sc->return_type->name : "?");
+}
+
+/* has an earlier line listed this alias (an alias over several points,
+ * syscall.open over open, openat and openat2, is listed once) */
+static bool alias_listed(char **lines, int n, const char *alias)
+{
+	size_t len = strlen(alias);
+
+	for (int i = 0; i < n; i++)
+		if (strncmp(lines[i], alias, len) == 0 && (!lines[i][len] || lines[i][len] == ' '))
+			return true;
+	return false;
 }
 
 static int compare_lines(const void *a, const void *b)
@@ -105,7 +105,15 @@ void print_probe_list(FILE *out, const struct program *prog, bool with_vars)
 		for (cp = prog->probes[i]->points; cp; cp = cp->next) {
 			struct strbuf sb = { 0 };
 
-			sb_puts(&sb, cp->pp);
+			/* an alias's name and its own variables, as the
+			 * user names them (aliasvars.c) */
+			const char *alias = cp->alias_point;
+
+			if (alias && alias_listed(lines, n, alias))
+				continue;
+			sb_puts(&sb, alias ? alias : cp->pp);
+			if (with_vars && alias)
+				sb_puts(&sb, alias_vars_text(prog->probes[i]));
 			if (with_vars)
 				append_vars(&sb, cp);
 			lines = xrealloc(lines, (n + 1) * sizeof(*lines));

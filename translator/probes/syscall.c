@@ -16,7 +16,7 @@
 
 static const struct options *target_opt;
 
-void probes_set_syscall_target(const struct options *opt)
+void probe_syscall_options(const struct options *opt)
 {
 	target_opt = opt;
 }
@@ -40,7 +40,7 @@ static struct cvar *raw_args(bool is_return)
 
 static void fill(struct concrete_point *cp, const char *arg, int nr, bool is_return)
 {
-	struct target_scope *sc = xalloc(sizeof(*sc));
+	struct tvar_scope *sc = xalloc(sizeof(*sc));
 
 	cp->kind = PK_TRACEPOINT;
 	cp->tracepoint = is_return ? "sys_exit" : "sys_enter";

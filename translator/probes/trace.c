@@ -2,7 +2,8 @@
  *
  * The handler is registered on the tracepoint itself (runtime/module.h),
  * so the arguments arrive as C arguments; their names and types come from
- * the prototype of the kernel's __traceiter_NAME function in the DWARF.
+ * the prototype of the kernel's __traceiter_NAME function in its BTF or
+ * DWARF, which the target (target.h) opens.
  * No per-tracepoint query module is compiled.
  */
 #include <fnmatch.h>
@@ -11,6 +12,7 @@
 #include "../ktap.h"
 #include "../debuginfo.h"
 #include "../program.h"
+#include "../target.h"
 
 /* "sched:sched_*" -> system "sched", name "sched_*"; "sched_*" -> any */
 static void split_name(const char *arg, char **system, char **name)
@@ -84,13 +86,14 @@ static int btf_tracepoints(struct btf_kernel *btf, const char *system,
 static int find_tracepoints(const struct pp_component *c, const char *system,
 			    const char *name, struct ktracepoint **tps)
 {
+	struct target *k = target_kernel();
 	char *why = NULL, *bwhy = NULL;
-	struct btf_kernel *btf = probes_btf(&bwhy);
+	struct btf_kernel *btf = target_btf(k, &bwhy);
 	struct dw *dw;
 
 	if (btf && btfk_tracepoint_system(btf, "sched_switch"))
 		return btf_tracepoints(btf, system, name, tps);
-	if ((dw = probes_dwarf(&why)))
+	if ((dw = target_dwarf(k, &why)))
 		return dw_tracepoints(dw, system, name, tps);
 	if (btf)
 		return btf_tracepoints(btf, "*", name, tps);
@@ -101,7 +104,7 @@ static int find_tracepoints(const struct pp_component *c, const char *system,
 
 static void fill_point(struct concrete_point *cp, const struct ktracepoint *tp)
 {
-	struct target_scope *sc = xalloc(sizeof(*sc));
+	struct tvar_scope *sc = xalloc(sizeof(*sc));
 
 	cp->kind = PK_TRACEPOINT;
 	cp->tracepoint = tp->name;

@@ -3,7 +3,7 @@
  * Checks facts about Debian's 6.1.0-57-amd64 that any correct reading of
  * its BTF must give (vfs_read's parameters and registers, task_struct's
  * pid and comm, sk_buff's bitfields, do_mmap's stack parameters), compares
- * with the DWARF when dwarf.c is linked in, and prints timings.
+ * with the DWARF when libdw.c is linked in, and prints timings.
  *
  * usage: btf_test [VM_DIR]   (default: the cache's vm/6.1.0-57-amd64)
  * BTF_TEST_GLOB=GLOB also compares those functions' parameters with DWARF.
@@ -16,6 +16,7 @@
 
 #include "../debuginfo.h"
 #include "../ktap.h"
+#include "../target.h"
 
 /* the provisioned guest kernel's ABI: vm/current points at it */
 static const char *release_name(void)
@@ -48,7 +49,7 @@ static void check(bool ok, const char *what, const char *fmt, ...)
 }
 
 /*
- * dwarf.c owns ctype_members(); until it is linked in, this copy does the
+ * libdw.c owns ctype_members(); until it is linked in, this copy does the
  * same (a weak symbol: the real one wins when present). The DWARF side of
  * the comparison is weak too, and skipped when absent.
  */
@@ -66,7 +67,7 @@ __attribute__((weak)) int ctype_members(struct ctype *t,
 	return t->nmembers;
 }
 
-extern struct dw *dw_open(const char *, const char *, const char *, char **)
+extern struct dw *dw_open(const char *, const char *, char **)
 	__attribute__((weak));
 extern struct ctype *dw_type_named(struct dw *, const char *)
 	__attribute__((weak));
@@ -470,18 +471,19 @@ static void compare_parameters(struct btf_kernel *b, struct dw *dw,
 static void compare_with_dwarf(struct btf_kernel *b, const char *vm_dir,
 			       uint64_t btf_pid_offset)
 {
-	char *why = NULL;
+	char *why = NULL, *path;
 	struct dw *dw;
 	struct ctype *t;
 	const struct ctype_member *pid;
 
 	if (!dw_open || !dw_type_named || !dw_functions || !dw_variables) {
-		printf("DWARF comparison skipped: dwarf.c not linked in\n");
+		printf("DWARF comparison skipped: libdw.c not linked in\n");
 		return;
 	}
-	dw = dw_open(RELEASE, NULL, vm_dir, &why);
+	path = xasprintf("%s/vmlinux", vm_dir);
+	dw = dw_open(path, target_build_id_of(path), &why);
 	if (!dw) {
-		printf("DWARF comparison skipped: %s\n", str(why));
+		printf("DWARF comparison skipped: %s\n", why ? why : path);
 		return;
 	}
 	compare_parameters(b, dw, "vfs_*");
@@ -503,7 +505,7 @@ static void compare_with_dwarf(struct btf_kernel *b, const char *vm_dir,
 static void check_open_errors(void)
 {
 	char *why = NULL;
-	struct btf_kernel *b = btfk_open("/nonexistent-vm-dir", &why);
+	struct btf_kernel *b = btfk_open("/nonexistent-vm-dir/vmlinux-pvh", true, NULL, &why);
 
 	CHECK(!b && why && strstr(why, "/nonexistent-vm-dir/vmlinux-pvh"),
 	      "a missing image is an error naming it: %s", str(why));
@@ -515,7 +517,8 @@ int main(int argc, char **argv)
 		xasprintf("%s/vm/%s", ktap_cache_dir(), RELEASE);
 	char *why = NULL;
 	double t0 = now_seconds();
-	struct btf_kernel *b = btfk_open(vm_dir, &why);
+	struct btf_kernel *b = btfk_open(xasprintf("%s/vmlinux-pvh", vm_dir), true,
+					 xasprintf("%s/System.map", vm_dir), &why);
 	uint64_t pid_offset;
 
 	printf("btfk_open: %.1f ms\n", (now_seconds() - t0) * 1e3);

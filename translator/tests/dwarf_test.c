@@ -1,4 +1,4 @@
-/* dwarf_test.c - translator/dwarf.c over the real kernel DWARF: the
+/* dwarf_test.c - translator/libdw.c over the real kernel DWARF: the
  * guest kernel's vmlinux in the ktap cache (vm/6.1.0-57-amd64), checked
  * against facts about that build and against its System.map.
  *
@@ -15,6 +15,7 @@
 
 #include "../ktap.h"
 #include "../debuginfo.h"
+#include "../target.h"
 
 static int passed, failed;
 
@@ -277,6 +278,33 @@ static void check_functions(struct dw *dw)
 	check(n == 1 && !f[0].exported, "ksys_read: not exported");
 }
 
+/* the target finds the DWARF by release and build-id (target/kernel.c) */
+static void check_target(const char *release)
+{
+	struct options opt = { .release = release };
+	struct target *k;
+	char *why = NULL;
+
+	target_select(&opt);
+	k = target_kernel();
+	k->build_id = "00deadbeef";
+	check(!target_dwarf(k, &why) && why && strstr(why, "build-id"),
+	      "a wrong build-id is refused");
+	opt.release = "0.0.0-none";
+	target_select(&opt);
+	check(!target_dwarf(target_kernel(), &why) && why &&
+	      strstr(why, "linux-image-0.0.0-none-dbg"), "no debuginfo: names the package");
+}
+
+/* the debug vmlinux of a guest cache directory, as the target opens it */
+static struct dw *open_vmlinux(const char *vm_dir, char **why)
+{
+	char *path = xasprintf("%s/vmlinux", vm_dir);
+
+	*why = path;
+	return dw_open(path, target_build_id_of(path), why);
+}
+
 int main(int argc, char **argv)
 {
 	/* default: the provisioned guest kernel (vm/current -> its ABI) */
@@ -292,7 +320,7 @@ int main(int argc, char **argv)
 	int n;
 
 	if (argc == 4 && strcmp(argv[1], "--dump") == 0) {
-		dw = dw_open(release, NULL, argv[2], &why);
+		dw = open_vmlinux(argv[2], &why);
 		if (!dw) {
 			fprintf(stderr, "%s\n", why);
 			return 1;
@@ -304,14 +332,14 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	t0 = now_seconds();
-	dw = dw_open(release, NULL, vm_dir, &why);
+	dw = open_vmlinux(vm_dir, &why);
 	if (!dw) {
 		printf("FAIL: dw_open: %s\n", why);
 		return 1;
 	}
 	printf("dw_open (index built if missing): %.2f s\n", now_seconds() - t0);
 	t0 = now_seconds();
-	dw = dw_open(release, NULL, vm_dir, &why);	/* warm: the index exists */
+	dw = open_vmlinux(vm_dir, &why);	/* warm: the index exists */
 	check(dw != NULL, "dw_open again");
 	if (!dw)
 		return 1;
@@ -328,10 +356,7 @@ int main(int argc, char **argv)
 	printf("dw_functions(\"*\"): %d instances in %.2f s\n", n, now_seconds() - t0);
 	check(n > 200000, "*: more than 200000 instances");
 	printf("peak RSS: %ld MB\n", peak_rss_kb() / 1024);
-	check(!dw_open(release, "00deadbeef", vm_dir, &why) && why &&
-	      strstr(why, "build-id"), "a wrong build-id is refused");
-	check(!dw_open("0.0.0-none", NULL, "/nonexistent", &why) && why &&
-	      strstr(why, "linux-image-0.0.0-none-dbg"), "no debuginfo: names the package");
+	check_target(release);
 	printf("dwarf: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

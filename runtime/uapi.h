@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ktap runtime: the module's interface to user space (doc/internals.md,
+ * section 2), in the one header both ends include: the runtime
+ * (transport.h, context.h, module.h) and the loaders, loader/ktap-run.c
+ * and runtime/test/ktapread.c. It must stay includable by a static
+ * user-space program and by kernel code: nothing but <linux/types.h>.
+ *
+ * After loading, the module has /sys/kernel/debug/<module name>/ with
+ * one relay file per CPU, KTAP_RELAY_FILE followed by the CPU's number,
+ * and the control file, KTAP_CTL_FILE.
+ */
+#ifndef _KTAP_UAPI_H
+#define _KTAP_UAPI_H
+
+#include <linux/types.h>
+
+#define KTAP_RELAY_FILE	"cpu"
+#define KTAP_CTL_FILE	"ctl"
+
+/* module parameters (the runtime's variables of these names) */
+#define KTAP_PARAM_TARGET	"ktap_target"	/* target()'s pid */
+#define KTAP_PARAM_BUFSIZE	"ktap_bufsize"	/* relay bytes per CPU */
+#define KTAP_PARAM_TZ_GMTOFF	"ktap_tz_gmtoff"	/* local time zone, seconds west of UTC */
+#define KTAP_PARAM_TZ_NAME	"ktap_tz_name"	/* its name, e.g. "CET" */
+/* -G NAME=VALUE: the script's global NAME is the parameter g_NAME (the
+ * generated module's g_NAME variable, translator/emit.c) */
+#define KTAP_PARAM_GLOBAL_PREFIX "g_"
+/* up to KTAP_MAX_LOADERS tgids, comma-separated, whose own work fires no
+ * probe: the loader and the guest agent (none given: all is traced) */
+#define KTAP_PARAM_LOADER	"ktap_loader"
+#define KTAP_MAX_LOADERS	4
+
+/* ---- relay files: records ---- */
+
+#define KTAP_REC_MAGIC 0x4b544150	/* "KTAP" */
+
+/**
+ * struct ktap_rec_hdr - header of one record in a relay file
+ * @magic: KTAP_REC_MAGIC
+ * @len: bytes of output after the header (no padding between records)
+ * @seq: global sequence number, for merging the per-CPU files
+ */
+struct ktap_rec_hdr {
+	__u32 magic;
+	__u32 len;
+	__u64 seq;
+};
+
+/* ---- the control file ---- */
+
+/* commands, written by the loader, one per write() */
+#define KTAP_CMD_START	"start"
+#define KTAP_CMD_STOP	"stop"
+/* "this open file holds the run": when it is closed before "stop" (its
+ * loader died), every probe is disarmed at once; written before "start" */
+#define KTAP_CMD_HOLD	"hold"
+
+/*
+ * Messages, read by the loader, one per line. The words with text after
+ * them are followed by one space, then the text: KTAP_MSG_ERROR " %s".
+ */
+#define KTAP_MSG_EXIT	"exit"		/* the script asked to stop */
+#define KTAP_MSG_ERROR	"error"		/* + " <text>" */
+#define KTAP_MSG_WARN	"warn"		/* + " <text>" */
+#define KTAP_MSG_DONE	"done"		/* + " <dropped> <skipped>" */
+#define KTAP_MSG_SYSTEM	"system"	/* + " <command>": system(), run by the
+					 * loader (\n and \\ escaped) */
+
+#endif /* _KTAP_UAPI_H */

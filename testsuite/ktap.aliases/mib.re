@@ -1,0 +1,2 @@
+^InSegs counted: yes$
+^OutSegs counted: yes$

@@ -1,0 +1,3 @@
+^from system: Linux$
+^a second line$
+^\\ a backslash$

@@ -1,0 +1,2 @@
+^ktap-run kernel\.syscall\("read"\) [1-9][0-9]*$
+^done$
