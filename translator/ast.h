@@ -18,6 +18,7 @@ struct source {
 	char *text;		/* whole file, NUL-terminated */
 	size_t len;
 	bool is_tapset;
+	bool has_conditional;	/* the lexer decided a %( %) in it */
 	struct source *next;
 };
 

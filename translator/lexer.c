@@ -878,6 +878,8 @@ static bool pp_or(struct pp *P)
 /* conditional = '%(' cond '%?' tokens ['%:' tokens] '%)' */
 static void pp_conditional(struct pp *P, struct token *start)
 {
+	if (start->loc.src)
+		start->loc.src->has_conditional = true;
 	P->tok = nx(P, start);
 	int errors = diag_error_count();
 	P->in_condition++;

@@ -176,8 +176,9 @@ static void describe(struct tapset_entry *e, const struct file *f)
 
 	clear_definitions(e);
 	/* what a file defines under %( conditions depends on the kernel,
-	 * the options and the arguments: such files are always parsed */
-	if (strstr(f->src->text, "%(")) {
+	 * the options and the arguments: such files are always parsed (a
+	 * @define body's %( %) is not a condition) */
+	if (f->src->has_conditional) {
 		e->eager = true;
 		return;
 	}
