@@ -137,6 +137,22 @@ struct program {
 int probes_resolve(const struct probe_point *pp, struct concrete_point *out);
 const char *const *probes_known_points(int *n);	/* for "did you mean" */
 
+/* the points a provider has found so far, head being the caller's out:
+ * appending must not walk the chain (kernel.function("*") has some
+ * 350,000) */
+struct point_list {
+	struct concrete_point *head, *tail;
+	int n;
+};
+static inline struct concrete_point *point_list_next(struct point_list *pl)
+{
+	if (pl->n++ == 0)
+		pl->tail = pl->head;
+	else
+		pl->tail = pl->tail->next = xalloc(sizeof(*pl->tail));
+	return pl->tail;
+}
+
 /* ---- probes/...c: providers, probe_FILE() ----
  * Each returns 1 when it knows the point (and fills *out), 0 when the point
  * is not its own, -1 after reporting an error on the point. A provider

@@ -170,27 +170,11 @@ static struct tvar_scope *entry_scope(struct dw *dw, struct btf_kernel *btf,
 	return sc;
 }
 
-/* the concrete points found so far: appending must not walk the chain
- * (kernel.function("*") has some 350,000) */
-struct point_list {
-	struct concrete_point *head, *tail;
-	int n;
-};
-
-static struct concrete_point *next_point(struct point_list *pl)
-{
-	if (pl->n++ == 0)
-		pl->tail = pl->head;
-	else
-		pl->tail = pl->tail->next = xalloc(sizeof(*pl->tail));
-	return pl->tail;
-}
-
 static void add_function_point(struct point_list *pl, struct dw *dw,
 			       struct btf_kernel *btf, const struct kfunc *f,
 			       const struct fn_suffix *sx, bool wildcard)
 {
-	struct concrete_point *cp = next_point(pl);
+	struct concrete_point *cp = point_list_next(pl);
 
 	cp->kind = sx->is_return ? PK_KRETPROBE : PK_KPROBE;
 	cp->symbol = f->symbol;
@@ -237,7 +221,7 @@ static int statement_points(struct point_list *pl, struct dw *dw,
 
 	k = dw_statements(dw, f, p->file, p->first, p->last, &addrs, &lines);
 	for (i = 0; i < k; i++) {
-		struct concrete_point *cp = next_point(pl);
+		struct concrete_point *cp = point_list_next(pl);
 		struct kfunc at = *f;
 
 		at.offset = f->offset + (addrs[i] - f->addr);

@@ -111,20 +111,6 @@ static bool open_file(const struct probe_point *pp, int *next, struct up_file *f
 
 /* ---- concrete points ---- */
 
-struct point_list {
-	struct concrete_point *head, *tail;
-	int n;
-};
-
-static struct concrete_point *next_point(struct point_list *pl)
-{
-	if (pl->n++ == 0)
-		pl->tail = pl->head;
-	else
-		pl->tail = pl->tail->next = xalloc(sizeof(*pl->tail));
-	return pl->tail;
-}
-
 struct scope_source {
 	struct dw *dw;
 	struct kfunc f;
@@ -176,7 +162,7 @@ static struct concrete_point *place(struct point_list *pl, const struct up_file 
 
 	if (!target_file_offset(uf->t, addr, &off))
 		return NULL;
-	cp = next_point(pl);
+	cp = point_list_next(pl);
 	cp->kind = is_return ? PK_URETPROBE : PK_UPROBE;
 	cp->path = uf->t->load_path;
 	cp->offset = off;
