@@ -34,22 +34,6 @@ char *alias_vars_text(const struct resolved_probe *rp)
 	return sb.buf;
 }
 
-/* has a note for this place and name been given already? */
-static bool noted_before(const struct symbol *s)
-{
-	static char **seen;
-	static int nseen;
-	char *key = xasprintf("%p:%d:%d:%s", (void *)s->loc.src, s->loc.line, s->loc.col,
-			      s->name);
-
-	for (int i = 0; i < nseen; i++)
-		if (strcmp(seen[i], key) == 0)
-			return true;
-	seen = xrealloc(seen, (nseen + 1) * sizeof(*seen));
-	seen[nseen++] = key;
-	return false;
-}
-
 /* "syscall.mmap2" -> "mmap2"; NULL for an alias of no syscall family */
 static const char *syscall_of(const char *alias)
 {
@@ -80,7 +64,7 @@ void alias_vars_note(const struct resolved_probe *rp, const struct symbol *s)
 	int n = 0;
 
 	if (!rp->alias_point || (diag_no_warnings && !diag_warnings_are_errors) ||
-	    noted_before(s))
+	    diag_said_before(&s->loc, s->name))
 		return;
 	names = xalloc((rp->nlocals + 1) * sizeof(*names));
 	sb_puts(&list, "");

@@ -132,6 +132,11 @@ static bool said_before(const struct srcloc *loc, const char *label,
 	return false;
 }
 
+bool diag_said_before(const struct srcloc *loc, const char *what)
+{
+	return said_before(loc, "once", what);
+}
+
 /* Past this many messages nobody reads on: one line says so, and the
  * rest are counted but not shown. */
 #define MAX_MESSAGES 1000

@@ -75,6 +75,9 @@ void diag_note(const struct srcloc *loc, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int diag_error_count(void);
 void diag_reset(void);				/* count from zero again */
+/* true if asked before for this place and what (a group of messages said
+ * once, however often an alias expands the body) */
+bool diag_said_before(const struct srcloc *loc, const char *what);
 void diag_set_stream(FILE *f);			/* default stderr */
 extern bool diag_no_warnings;			/* -w */
 extern bool diag_warnings_are_errors;		/* -W */

@@ -320,10 +320,13 @@ static bool read_definition(struct tapset_entry *e, char **fields, int n)
 
 /* the newest generation directory (by mtime) in a tree directory of the
  * generated syscall tapset, <cache>/syscalls/TREE/GEN; NULL when none */
+/* what newest_generation() and superseded_generation() found in this
+ * run: tapindex_open() forgets it (the fuzzer frees each run's memory) */
+static char **gen_trees, **gen_newest, *gen_root;
+static int gen_n;
+
 static const char *newest_generation(const char *tree)
 {
-	static char **trees, **newest;
-	static int n;
 	DIR *d;
 	struct dirent *de;
 	struct stat st;
@@ -331,9 +334,9 @@ static const char *newest_generation(const char *tree)
 	char *found = NULL;
 	int i;
 
-	for (i = 0; i < n; i++)
-		if (strcmp(trees[i], tree) == 0)
-			return newest[i];
+	for (i = 0; i < gen_n; i++)
+		if (strcmp(gen_trees[i], tree) == 0)
+			return gen_newest[i];
 	if ((d = opendir(tree))) {
 		while ((de = readdir(d)))
 			if (de->d_name[0] != '.' &&
@@ -344,10 +347,10 @@ static const char *newest_generation(const char *tree)
 			}
 		closedir(d);
 	}
-	trees = xrealloc(trees, (n + 1) * sizeof(*trees));
-	newest = xrealloc(newest, (n + 1) * sizeof(*newest));
-	trees[n] = xstrdup(tree);
-	newest[n++] = found;
+	gen_trees = xrealloc(gen_trees, (gen_n + 1) * sizeof(*gen_trees));
+	gen_newest = xrealloc(gen_newest, (gen_n + 1) * sizeof(*gen_newest));
+	gen_trees[gen_n] = xstrdup(tree);
+	gen_newest[gen_n++] = found;
 	return found;
 }
 
@@ -361,15 +364,14 @@ static const char *newest_generation(const char *tree)
  */
 static bool superseded_generation(const char *path)
 {
-	static char *root;
 	char *gen, *tree, *slash;
 	const char *newest;
 	size_t len;
 
-	if (!root && !(root = cachefile_dir("syscalls")))
+	if (!gen_root && !(gen_root = cachefile_dir("syscalls")))
 		return false;
-	len = strlen(root);
-	if (strncmp(path, root, len) != 0 || path[len] != '/')
+	len = strlen(gen_root);
+	if (strncmp(path, gen_root, len) != 0 || path[len] != '/')
 		return false;
 	gen = xstrdup(path);
 	if (!(slash = strrchr(gen, '/')))
@@ -494,6 +496,9 @@ struct tapset_index *tapindex_open(const struct options *opt)
 	char **dirs;
 	int ndirs, i, indexed = 0;
 
+	gen_trees = gen_newest = NULL;
+	gen_root = NULL;
+	gen_n = 0;
 	ix->verbose = opt->verbose;
 	dirs = tapset_dirs(opt, &ndirs);
 	for (i = 0; i < ndirs; i++)
