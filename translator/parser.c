@@ -1394,7 +1394,9 @@ static bool is_brace_piece(const struct token *t)
 }
 
 /* component_name = (identifier | '*' | '{' alternatives '}')+   with no
- * space between the pieces; resolve.c expands the braces */
+ * space between the pieces; resolve.c expands the braces. As in
+ * SystemTap, only a component's first piece opens alternatives: a '{'
+ * after a name is the probe's body (probe begin{...}, {begin,end}{...}) */
 static const char *component_name(struct parser *p)
 {
 	if (!is_component_piece(p->tok))
@@ -1409,7 +1411,8 @@ static const char *component_name(struct parser *p)
 			sb_putc(&sb, (char)t->kind);
 		depth += t->kind == '{' ? 1 : t->kind == '}' ? -1 : 0;
 	} while (depth > 0 ? is_brace_piece(p->tok) :
-		 is_component_piece(p->tok) && !p->tok->space_before);
+		 is_component_piece(p->tok) && p->tok->kind != '{' &&
+		 !p->tok->space_before);
 	if (depth > 0)
 		expected(p, "'}' to close the probe point's {alternatives}");
 	return sb.buf;
