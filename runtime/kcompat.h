@@ -39,4 +39,16 @@ typedef rwlock_t ktap_rwlock_t;
 #endif
 #define KTAP_DEFINE_RWLOCK(name) ktap_rwlock_t name = KTAP_RWLOCK_UNLOCKED(name)
 
+/*
+ * uprobes (uprobes.h): 6.12 folded uprobe_register_refctr() into
+ * uprobe_register(), which now returns the uprobe, and split
+ * unregistering into uprobe_unregister_nosync() of that uprobe and one
+ * uprobe_unregister_sync(). linux/uprobes.h defines no macro that came
+ * with the change, so the release decides.
+ */
+#include <linux/version.h>
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#define KTAP_UPROBE_HANDLES 1
+#endif
+
 #endif /* _KTAP_KCOMPAT_H */

@@ -32,11 +32,15 @@
  * @uc: the consumer registered with the kernel
  * @inode: the probed file's inode, referenced while registered
  * @probe: its entry in ktap_probes[]
+ * @handle: (6.12 on) the kernel's uprobe, to unregister
  */
 struct ktap_uprobe {
 	struct uprobe_consumer uc;
 	struct inode *inode;
 	const struct ktap_probe *probe;
+#ifdef KTAP_UPROBE_HANDLES
+	struct uprobe *handle;		/* what uprobe_register() returned */
+#endif
 };
 
 /* run the probe of @uc with @regs; c->retval set for a return probe */
@@ -67,6 +71,17 @@ static int ktap_uretprobe_hit(struct uprobe_consumer *uc, unsigned long func,
 			      struct pt_regs *regs)
 {
 	return ktap_uprobe_run(uc, regs, true);
+}
+
+/* the kernel's registration, either API (kcompat.h) */
+static int ktap_uprobe_register(struct ktap_uprobe *up, const struct ktap_probe *p)
+{
+#ifdef KTAP_UPROBE_HANDLES
+	up->handle = uprobe_register(up->inode, p->offset, p->ref_ctr_offset, &up->uc);
+	return PTR_ERR_OR_ZERO(up->handle);
+#else
+	return uprobe_register_refctr(up->inode, p->offset, p->ref_ctr_offset, &up->uc);
+#endif
 }
 
 /**
@@ -100,7 +115,7 @@ static int ktap_uprobe_arm(struct ktap_uprobe *up, const struct ktap_probe *p)
 		up->uc.ret_handler = ktap_uretprobe_hit;
 	else
 		up->uc.handler = ktap_uprobe_hit;
-	ret = uprobe_register_refctr(up->inode, p->offset, p->ref_ctr_offset, &up->uc);
+	ret = ktap_uprobe_register(up, p);
 	if (ret)
 		iput(up->inode);
 	return ret;
@@ -114,7 +129,12 @@ static int ktap_uprobe_arm(struct ktap_uprobe *up, const struct ktap_probe *p)
  */
 static void ktap_uprobe_disarm(struct ktap_uprobe *up)
 {
+#ifdef KTAP_UPROBE_HANDLES
+	uprobe_unregister_nosync(up->handle, &up->uc);
+	uprobe_unregister_sync();
+#else
 	uprobe_unregister(up->inode, up->probe->offset, &up->uc);
+#endif
 	iput(up->inode);
 	up->inode = NULL;
 }
