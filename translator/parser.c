@@ -1457,35 +1457,144 @@ static void check_repeated_suffixes(const struct probe_point *pp)
 						   suffixes[k]);
 }
 
-/* probe_point = component ('.' component)* ('?' | '!')* ['if' '(' expr ')'] */
+/* the components of one probe point, as parsing finds them */
+struct comp_seq {
+	struct pp_component *comps;
+	int n, cap;
+	bool optional, sufficient;	/* an alternative's own '?' or '!' */
+	struct comp_seq *next;		/* the other alternatives */
+};
+
+static void seq_add(struct comp_seq *q, const struct pp_component *c)
+{
+	if (q->n == q->cap) {
+		q->cap = q->cap ? q->cap * 2 : 4;
+		q->comps = xrealloc(q->comps, sizeof *q->comps * (size_t)q->cap);
+	}
+	q->comps[q->n++] = *c;
+}
+
+/* is the '{' at the current token a group of whole components
+ * ({kernel,module("m")}, {function("a"),function("b")}): one that holds a
+ * '(' or a '.' before its '}'? Else it is a name's {a,b} */
+static bool at_component_group(struct parser *p)
+{
+	int depth = 0;
+
+	if (!at(p, '{'))
+		return false;
+	for (int i = 0;; i++) {
+		const struct token *t = peek(p, i);
+
+		if (t->kind == TK_EOF)
+			return false;
+		depth += t->kind == '{' ? 1 : t->kind == '}' ? -1 : 0;
+		if (depth == 0)
+			return false;
+		if (t->kind == '(' || t->kind == '.')
+			return true;
+	}
+}
+
+static struct comp_seq *component_chain(struct parser *p);
+
+/* every sequence of head followed by every one of tails */
+static struct comp_seq *seq_product(struct comp_seq *head, struct comp_seq *tails)
+{
+	struct comp_seq *out = NULL, **end = &out;
+
+	for (struct comp_seq *h = head; h; h = h->next)
+		for (struct comp_seq *t = tails; t; t = t->next) {
+			struct comp_seq *q = xalloc(sizeof *q);
+
+			for (int i = 0; i < h->n; i++)
+				seq_add(q, &h->comps[i]);
+			for (int i = 0; i < t->n; i++)
+				seq_add(q, &t->comps[i]);
+			q->optional = h->optional || t->optional;
+			q->sufficient = h->sufficient || t->sufficient;
+			*end = q;
+			end = &q->next;
+		}
+	return out;
+}
+
+/* flags = ('?' | '!')*: set on every sequence of a list */
+static void point_flags(struct parser *p, struct comp_seq *seqs)
+{
+	for (;;) {
+		bool optional = accept(p, '?'), sufficient = !optional && accept(p, '!');
+
+		if (!optional && !sufficient)
+			return;
+		for (struct comp_seq *q = seqs; q; q = q->next) {
+			q->optional |= optional;
+			q->sufficient |= sufficient;
+		}
+	}
+}
+
+/* chain = piece ('.' piece)*
+ * piece = component | '{' chain flags (',' chain flags)* '}'
+ * SystemTap's alternatives of whole components are taken apart here, into
+ * one sequence each; a name's {a,b} stays in the name for resolve.c */
+static struct comp_seq *component_chain(struct parser *p)
+{
+	struct comp_seq *seqs = xalloc(sizeof *seqs);
+
+	do {
+		struct comp_seq *alts = NULL, **end = &alts;
+
+		if (at_component_group(p)) {
+			advance(p);
+			do {
+				*end = component_chain(p);
+				point_flags(p, *end);
+				while (*end)
+					end = &(*end)->next;
+			} while (accept(p, ','));
+			expect(p, '}', "to close the probe point's {alternatives}");
+		} else {
+			struct pp_component c = {0};
+
+			component(p, &c);
+			alts = xalloc(sizeof *alts);
+			seq_add(alts, &c);
+		}
+		seqs = seq_product(seqs, alts);
+	} while (accept(p, '.'));
+	return seqs;
+}
+
+/* probe_point = chain flags ['if' '(' expr ')']: one point, or one
+ * per alternative of a group of whole components, sharing what follows */
 static struct probe_point *probe_point(struct parser *p)
 {
-	struct probe_point *pp = xalloc(sizeof *pp);
-	pp->loc = p->tok->loc;
-	int cap = 0;
-	do {
-		if (pp->ncomps == cap) {
-			cap = cap ? cap * 2 : 4;
-			pp->comps = xrealloc(pp->comps, sizeof *pp->comps * (size_t)cap);
-		}
-		memset(&pp->comps[pp->ncomps], 0, sizeof *pp->comps);
-		component(p, &pp->comps[pp->ncomps++]);
-	} while (accept(p, '.'));
-	check_repeated_suffixes(pp);
-	for (;;) {
-		if (accept(p, '?'))
-			pp->optional = true;
-		else if (accept(p, '!'))
-			pp->sufficient = true;
-		else
-			break;
-	}
+	struct srcloc loc = p->tok->loc;
+	struct comp_seq *seqs = component_chain(p);
+	struct expr *cond = NULL;
+	struct probe_point *head = NULL, **tail = &head;
+
+	point_flags(p, seqs);
 	if (accept_kw(p, "if")) {
 		expect(p, '(', "after 'if'");
-		pp->cond = expr(p);
+		cond = expr(p);
 		expect(p, ')', "after the probe condition");
 	}
-	return pp;
+	for (struct comp_seq *q = seqs; q; q = q->next) {
+		struct probe_point *pp = xalloc(sizeof *pp);
+
+		pp->loc = loc;
+		pp->comps = q->comps;
+		pp->ncomps = q->n;
+		pp->optional = q->optional;
+		pp->sufficient = q->sufficient;
+		pp->cond = cond;
+		check_repeated_suffixes(pp);
+		*tail = pp;
+		tail = &pp->next;
+	}
+	return head;
 }
 
 /* probe_points = probe_point (',' probe_point)* */
@@ -1494,7 +1603,8 @@ static struct probe_point *probe_points(struct parser *p)
 	struct probe_point *head = NULL, **tail = &head;
 	do {
 		*tail = probe_point(p);
-		tail = &(*tail)->next;
+		while (*tail)
+			tail = &(*tail)->next;
 	} while (accept(p, ','));
 	return head;
 }

@@ -241,6 +241,8 @@ static const struct probe_point *with_suffix(const struct probe_point *p,
 	return q;
 }
 
+static struct probe_point **brace_points(const struct probe_point *pp, int *n);
+
 /* expand an alias: each of its points (with the user's suffix, if any),
  * with its body wrapped around */
 static struct expansion *expand_alias(struct resolver *r, const struct alias *a,
@@ -251,18 +253,25 @@ static struct expansion *expand_alias(struct resolver *r, const struct alias *a,
 	const struct probe_point *p;
 
 	for (p = a->points; p; p = p->next) {
-		struct expansion *x = expand_point(r, with_suffix(p, suffix, nsuffix), depth + 1,
-						   optional || p->optional || p->sufficient);
-		bool resolved = x != NULL;
+		bool resolved = false;
+		int i, n;
+		struct probe_point **alts = brace_points(p, &n);
 
-		*tail = x;
-		for (; x; x = x->next) {
-			x->alias = a;	/* the callers' aliases overwrite it */
-			if (a->body && a->epilogue)
-				push_stmt(&x->epilogues, &x->nepilogues, a->body);
-			else if (a->body)
-				push_stmt(&x->prologues, &x->nprologues, a->body);
-			tail = &x->next;
+		for (i = 0; i < n; i++) {
+			struct expansion *x = expand_point(r, with_suffix(alts[i], suffix, nsuffix),
+							   depth + 1,
+							   optional || p->optional || p->sufficient);
+
+			resolved |= x != NULL;
+			*tail = x;
+			for (; x; x = x->next) {
+				x->alias = a;	/* the callers' aliases overwrite it */
+				if (a->body && a->epilogue)
+					push_stmt(&x->epilogues, &x->nepilogues, a->body);
+				else if (a->body)
+					push_stmt(&x->prologues, &x->nprologues, a->body);
+				tail = &x->next;
+			}
 		}
 		/* "a !, b": b only when a is not there */
 		if (resolved && p->sufficient)
