@@ -155,6 +155,7 @@ struct ktap_probe_api {
 	int nf_priority;
 	int bp_len;
 	int bp_type;
+	unsigned long ftrace_ip;
 };
 
 enum ktap_lock_mode_api {

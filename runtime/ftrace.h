@@ -8,14 +8,19 @@
  * site with an ftrace_ops of our own skips that layer: about 0.2 us of
  * the 0.45 us a bare counting kprobe costs in a TCG guest.
  *
- * module.h still registers every kprobe, disabled: the kernel resolves the
- * symbol, applies its blacklist and says whether the address is an ftrace
- * site, exactly as for an armed kprobe. Sites go into one table, and one
- * ftrace_ops (registered once, since unregistering an ops waits for RCU
- * tasks) filters on all their addresses; its callback finds the probes of
- * the address hit by binary search. When ftrace cannot take them (no
- * DYNAMIC_FTRACE_WITH_REGS, or an error), module.h enables the kprobes
- * instead, so a script behaves the same either way:
+ * Where the translator knew the function's ftrace site (probe->ftrace_ip,
+ * read from the image's __mcount_loc) module.h takes it directly, moved
+ * by the KASLR offset: no kprobe, no kallsyms search (linear on 6.1: at
+ * 40,000 functions that alone took minutes). Elsewhere it registers the
+ * kprobe disabled, and the kernel resolves the symbol, applies its
+ * blacklist and says whether the address is an ftrace site. Sites go into
+ * one table, and one ftrace_ops (registered once, since unregistering an
+ * ops waits for RCU tasks) filters on all their addresses, given to
+ * ftrace a batch at a time (each call copies the filter hash); its
+ * callback finds the probes of the address hit by binary search. A site
+ * ftrace refuses goes back to module.h as a kprobe; when ftrace cannot
+ * take any (no DYNAMIC_FTRACE_WITH_REGS, or an error), module.h uses
+ * kprobes for all, so a script behaves the same either way:
  *
  *   - the handler sees the registers of the function's entry, with the
  *     instruction pointer just past the probe address, as a kprobe's int3
@@ -27,7 +32,14 @@
 #define _KTAP_FTRACE_H
 
 #include <linux/ftrace.h>
+#include <linux/kallsyms.h>
+#include <linux/mm.h>
 #include <linux/sort.h>
+
+/* kfree()'s link-time address: the generated table's (module tests: none) */
+#ifndef KTAP_LINK_KFREE
+#define KTAP_LINK_KFREE 0UL
+#endif
 
 /**
  * struct ktap_ftrace_site - a probe on an ftrace site
@@ -41,10 +53,20 @@ struct ktap_ftrace_site {
 
 #if defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS) && !defined(KTAP_NO_FTRACE)
 
+/*
+ * Addresses go to ftrace this many at a time: one copy of the filter hash
+ * per call (instead of one per site), and a look for a signal between two.
+ */
+#define KTAP_FTRACE_BATCH 2048
+
 /* the sites, sorted by address once attached; several probes may share one */
 static struct ktap_ftrace_site *ktap_ftrace_sites;
 static int ktap_ftrace_nsites;
 static bool ktap_ftrace_attached;
+
+/* the probes whose address ftrace refused (module.h makes them kprobes) */
+static const struct ktap_probe **ktap_ftrace_refused;
+static int ktap_ftrace_nrefused;
 
 static void ktap_ftrace_hit(unsigned long ip, unsigned long parent_ip,
 			    struct ftrace_ops *ops, struct ftrace_regs *fregs);
@@ -125,9 +147,10 @@ out:
 static int ktap_ftrace_add(const struct ktap_probe *probe, unsigned long ip)
 {
 	if (!ktap_ftrace_sites) {
-		ktap_ftrace_sites = kcalloc(KTAP_NR_PROBES,
-					    sizeof(*ktap_ftrace_sites),
-					    GFP_KERNEL);
+		/* kernel.function("*"): 40,000 sites, more than kmalloc gives */
+		ktap_ftrace_sites = kvcalloc(KTAP_NR_PROBES,
+					     sizeof(*ktap_ftrace_sites),
+					     GFP_KERNEL);
 		if (!ktap_ftrace_sites)
 			return -ENOMEM;
 	}
@@ -152,36 +175,170 @@ static int ktap_ftrace_cmp_site(const void *a, const void *b)
  */
 static void ktap_ftrace_reset(void)
 {
-	kfree(ktap_ftrace_sites);
+	kvfree(ktap_ftrace_sites);
 	ktap_ftrace_sites = NULL;
 	ktap_ftrace_nsites = 0;
+	kvfree(ktap_ftrace_refused);
+	ktap_ftrace_refused = NULL;
+	ktap_ftrace_nrefused = 0;
+}
+
+/**
+ * ktap_ftrace_ip() - where a probe's function-entry site is in this boot
+ * @probe: a kprobe probe
+ *
+ * The translator's address is the link-time one; KASLR moved the kernel
+ * by as much as it moved kfree() (KTAP_LINK_KFREE). kallsyms must name the probe's function
+ * there, at its start or just past an endbr64: a System.map that does not
+ * match the running kernel costs a kprobe, never a wrong probe.
+ *
+ * Return: the site's address, or 0 (then the caller asks the kernel with
+ * a kprobe).
+ */
+static unsigned long ktap_ftrace_ip(const struct ktap_probe *probe)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	unsigned long ip;
+	size_t len;
+
+	if (!probe->ftrace_ip || !KTAP_LINK_KFREE || !probe->symbol)
+		return 0;
+	ip = probe->ftrace_ip + ((unsigned long)&kfree - KTAP_LINK_KFREE);
+	sprint_symbol(sym, ip);
+	len = strlen(probe->symbol);
+	if (strncmp(sym, probe->symbol, len) ||
+	    (strncmp(sym + len, "+0x0/", 5) && strncmp(sym + len, "+0x4/", 5)))
+		return 0;
+	return ip;
+}
+
+/* ftrace refused @ip: its probes go to ktap_ftrace_refused[] */
+static void ktap_ftrace_refuse(unsigned long ip)
+{
+	int i;
+
+	if (!ktap_ftrace_refused) {
+		ktap_ftrace_refused = kvcalloc(ktap_ftrace_nsites,
+					       sizeof(*ktap_ftrace_refused),
+					       GFP_KERNEL);
+		if (!ktap_ftrace_refused)
+			return;
+	}
+	for (i = 0; i < ktap_ftrace_nsites; i++) {
+		if (ktap_ftrace_sites[i].ip != ip)
+			continue;
+		ktap_ftrace_refused[ktap_ftrace_nrefused++] =
+			ktap_ftrace_sites[i].probe;
+		ktap_ftrace_sites[i].ip = 0;
+	}
+}
+
+/* a batch ftrace refused: take its addresses one by one, refuse the bad */
+static int ktap_ftrace_filter_each(unsigned long *ips, int n)
+{
+	int i, ret;
+
+	for (i = 0; i < n; i++) {
+		ret = ftrace_set_filter_ip(&ktap_ftrace_ops, ips[i], 0, 0);
+		if (ret != -EINVAL && ret != -ENOENT) {
+			if (ret)
+				return ret;
+			continue;
+		}
+		ktap_ftrace_refuse(ips[i]);
+		if (!ktap_ftrace_refused)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* drop the refused sites (ip 0) from the sorted table */
+static void ktap_ftrace_compact(void)
+{
+	int i, n = 0;
+
+	for (i = 0; i < ktap_ftrace_nsites; i++)
+		if (ktap_ftrace_sites[i].ip)
+			ktap_ftrace_sites[n++] = ktap_ftrace_sites[i];
+	ktap_ftrace_nsites = n;
+}
+
+/**
+ * ktap_ftrace_filter() - put the sites' addresses in the ops' filter
+ * @ips: the distinct addresses, sorted
+ * @n: how many
+ *
+ * A batch is taken whole or not at all (ftrace edits a copy of the hash);
+ * a refused one is retried address by address.
+ *
+ * Return: 0, -EINTR if the writer has a signal, or another errno.
+ */
+static int ktap_ftrace_filter(unsigned long *ips, int n)
+{
+	int i, cnt, ret;
+
+	for (i = 0; i < n; i += cnt) {
+		cnt = min(n - i, KTAP_FTRACE_BATCH);
+		if (signal_pending(current))
+			return -EINTR;
+		ret = ftrace_set_filter_ips(&ktap_ftrace_ops, ips + i, cnt, 0, 0);
+		if (ret == -EINVAL || ret == -ENOENT)
+			ret = ktap_ftrace_filter_each(ips + i, cnt);
+		if (ret)
+			return ret;
+		cond_resched();
+	}
+	return 0;
+}
+
+/* the distinct addresses of the sorted table, or NULL */
+static unsigned long *ktap_ftrace_ips(int *n)
+{
+	unsigned long *ips = kvmalloc_array(ktap_ftrace_nsites, sizeof(*ips),
+					    GFP_KERNEL);
+	int i;
+
+	*n = 0;
+	if (!ips)
+		return NULL;
+	for (i = 0; i < ktap_ftrace_nsites; i++)
+		if (!*n || ips[*n - 1] != ktap_ftrace_sites[i].ip)
+			ips[(*n)++] = ktap_ftrace_sites[i].ip;
+	return ips;
 }
 
 /**
  * ktap_ftrace_attach() - hook every site taken by ktap_ftrace_add()
  *
- * Return: 0 (also with no sites), or a negative errno; then no site is
- * hooked and the table is empty, so the caller enables the kprobes.
+ * Process context: the writer of "start". The sites ftrace refuses are
+ * left in ktap_ftrace_refused[] for the caller to probe another way.
+ *
+ * Return: 0 (also with no sites), or a negative errno (-EINTR: a signal
+ * came while the filter was being set); then no site is hooked and the
+ * table is empty, so the caller enables the kprobes (or stops).
  */
 static int ktap_ftrace_attach(void)
 {
-	int i, ret = 0;
+	unsigned long *ips;
+	int n, ret;
 
 	if (!ktap_ftrace_nsites)
 		return 0;
 	sort(ktap_ftrace_sites, ktap_ftrace_nsites, sizeof(*ktap_ftrace_sites),
 	     ktap_ftrace_cmp_site, NULL);
-	for (i = 0; i < ktap_ftrace_nsites && !ret; i++)
-		ret = ftrace_set_filter_ip(&ktap_ftrace_ops,
-					   ktap_ftrace_sites[i].ip, 0, 0);
-	if (!ret)
+	ips = ktap_ftrace_ips(&n);
+	ret = ips ? ktap_ftrace_filter(ips, n) : -ENOMEM;
+	kvfree(ips);
+	if (!ret && ktap_ftrace_nrefused)
+		ktap_ftrace_compact();
+	if (!ret && ktap_ftrace_nsites)
 		ret = register_ftrace_function(&ktap_ftrace_ops);
 	if (ret) {
 		ftrace_free_filter(&ktap_ftrace_ops);
 		ktap_ftrace_reset();
 		return ret;
 	}
-	ktap_ftrace_attached = true;
+	ktap_ftrace_attached = ktap_ftrace_nsites > 0;
 	return 0;
 }
 
@@ -207,6 +364,14 @@ static inline int ktap_ftrace_add(const struct ktap_probe *probe,
 {
 	return -EOPNOTSUPP;
 }
+
+static inline unsigned long ktap_ftrace_ip(const struct ktap_probe *probe)
+{
+	return 0;
+}
+
+#define ktap_ftrace_refused ((const struct ktap_probe **)NULL)
+#define ktap_ftrace_nrefused 0
 
 static inline int ktap_ftrace_attach(void)
 {

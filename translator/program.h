@@ -63,6 +63,8 @@ struct concrete_point {
 					 * functions usymname() names */
 	uint64_t offset;
 	uint64_t address;		/* a kprobe at this address (.absolute) */
+	uint64_t ftrace_site;		/* a function entry ftrace hooks: its
+					 * link-time address, 0: ask the kernel */
 	bool guru_only;			/* resolve.c: an error without -g */
 	const char *tracepoint;		/* PK_TRACEPOINT: its name */
 	struct cvar *tp_args;		/* ... and arguments (C types by size) */

@@ -184,6 +184,9 @@ static void add_function_point(struct point_list *pl, struct dw *dw,
 		    : xasprintf("kernel.function(\"%s\")%s", f->name,
 				sx->is_return ? ".return" : "");
 	cp->scope = entry_scope(dw, btf, f, f->addr, cp->pp, sx->is_return);
+	if (cp->kind == PK_KPROBE && !f->offset && !f->inlined && f->symbol &&
+	    !strchr(f->symbol, ':'))
+		cp->ftrace_site = target_ftrace_site(target_kernel(), f->addr);
 	/* one point of many that the kernel will not let us probe (notrace,
 	 * blacklisted) must not stop the others */
 	cp->optional = wildcard;
