@@ -156,6 +156,8 @@ const char *target_kprobe_refusal(struct target *k, const char *symbol, uint64_t
  * entry is func (a link-time address), or 0 when ftrace has none there
  * (notrace, no fentry call) or k's sites are not known */
 uint64_t target_ftrace_site(struct target *k, uint64_t func);
+/* whether k's ftrace sites are known (its image or debug file has them) */
+bool target_ftrace_sites_known(struct target *k);
 
 /* ---- target/program.c: programs and shared libraries (uprobes) ---- */
 

@@ -170,6 +170,27 @@ static struct tvar_scope *entry_scope(struct dw *dw, struct btf_kernel *btf,
 	return sc;
 }
 
+/* f's point is the entry of a function of the kernel image (no module) */
+static bool is_entry_of_kernel(const struct kfunc *f)
+{
+	return !f->offset && !f->inlined && f->symbol && !strchr(f->symbol, ':');
+}
+
+/*
+ * A function the kernel built without an ftrace site (notrace): what the
+ * tracing machinery itself runs (ftrace's hash code, the ratelimit of
+ * its warnings, ...) is kept so. A wildcard leaves them out: a kprobe on
+ * each of the 5,000 of a 6.1 kernel crashed the guest. A function named
+ * alone still gets its kprobe.
+ */
+static bool is_notrace(const struct kfunc *f)
+{
+	struct target *k = target_kernel();
+
+	return is_entry_of_kernel(f) && target_ftrace_sites_known(k) &&
+	       !target_ftrace_site(k, f->addr);
+}
+
 static void add_function_point(struct point_list *pl, struct dw *dw,
 			       struct btf_kernel *btf, const struct kfunc *f,
 			       const struct fn_suffix *sx, bool wildcard)
@@ -184,8 +205,7 @@ static void add_function_point(struct point_list *pl, struct dw *dw,
 		    : xasprintf("kernel.function(\"%s\")%s", f->name,
 				sx->is_return ? ".return" : "");
 	cp->scope = entry_scope(dw, btf, f, f->addr, cp->pp, sx->is_return);
-	if (cp->kind == PK_KPROBE && !f->offset && !f->inlined && f->symbol &&
-	    !strchr(f->symbol, ':'))
+	if (cp->kind == PK_KPROBE && is_entry_of_kernel(f))
 		cp->ftrace_site = target_ftrace_site(target_kernel(), f->addr);
 	/* one point of many that the kernel will not let us probe (notrace,
 	 * blacklisted) must not stop the others */
@@ -419,7 +439,7 @@ static int source_points(const struct fn_source *src, const struct fn_pattern *p
 				    !sx->call_only && !sx->is_return, &fs)
 		     : btfk_functions(src->btf, p->func, &fs);
 	for (i = 0; i < nf; i++) {
-		if (!wanted(&fs[i], sx))
+		if (!wanted(&fs[i], sx) || (!statement && is_glob(p->func) && is_notrace(&fs[i])))
 			continue;
 		if (statement || p->has_lines)
 			statement_points(pl, src->dw, &fs[i], p, is_glob(p->func) || many);

@@ -112,3 +112,12 @@ uint64_t target_ftrace_site(struct target *k, uint64_t func)
 	/* the fentry call is the first instruction, or follows an endbr64 */
 	return site && site - func <= 4 ? site : 0;
 }
+
+bool target_ftrace_sites_known(struct target *k)
+{
+	if (!k)
+		return false;
+	if (!fs.loaded)
+		load(k);
+	return fs.n > 0;
+}
