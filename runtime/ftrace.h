@@ -55,9 +55,10 @@ struct ktap_ftrace_site {
 
 /*
  * Addresses go to ftrace this many at a time: one copy of the filter hash
- * per call (instead of one per site), and a look for a signal between two.
+ * per call (instead of one per site), one round of code patching (about
+ * 0.7 s in a TCG guest), and a look for a signal between two.
  */
-#define KTAP_FTRACE_BATCH 2048
+#define KTAP_FTRACE_BATCH 1024
 
 /* the sites, sorted by address once attached; several probes may share one */
 static struct ktap_ftrace_site *ktap_ftrace_sites;
@@ -67,6 +68,10 @@ static bool ktap_ftrace_attached;
 /* the probes whose address ftrace refused (module.h makes them kprobes) */
 static const struct ktap_probe **ktap_ftrace_refused;
 static int ktap_ftrace_nrefused;
+
+/* the distinct addresses: the first ktap_ftrace_nhooked are in the filter */
+static unsigned long *ktap_ftrace_hooked;
+static int ktap_ftrace_nips, ktap_ftrace_nhooked;
 
 static void ktap_ftrace_hit(unsigned long ip, unsigned long parent_ip,
 			    struct ftrace_ops *ops, struct ftrace_regs *fregs);
@@ -224,71 +229,45 @@ static void ktap_ftrace_refuse(unsigned long ip)
 		if (!ktap_ftrace_refused)
 			return;
 	}
-	for (i = 0; i < ktap_ftrace_nsites; i++) {
-		if (ktap_ftrace_sites[i].ip != ip)
-			continue;
-		ktap_ftrace_refused[ktap_ftrace_nrefused++] =
-			ktap_ftrace_sites[i].probe;
-		ktap_ftrace_sites[i].ip = 0;
-	}
+	/* the site stays in the table: ftrace never calls us there */
+	for (i = 0; i < ktap_ftrace_nsites; i++)
+		if (ktap_ftrace_sites[i].ip == ip)
+			ktap_ftrace_refused[ktap_ftrace_nrefused++] =
+				ktap_ftrace_sites[i].probe;
 }
 
-/* a batch ftrace refused: take its addresses one by one, refuse the bad */
+/*
+ * A batch ftrace refused: take its addresses one by one, refuse the bad
+ * ones and keep the good ones at the start of @ips. Return: how many are
+ * good, or a negative errno.
+ */
 static int ktap_ftrace_filter_each(unsigned long *ips, int n)
 {
-	int i, ret;
+	int i, ret, good = 0;
 
 	for (i = 0; i < n; i++) {
 		ret = ftrace_set_filter_ip(&ktap_ftrace_ops, ips[i], 0, 0);
-		if (ret != -EINVAL && ret != -ENOENT) {
-			if (ret)
-				return ret;
+		if (!ret) {
+			ips[good++] = ips[i];
 			continue;
 		}
+		if (ret != -EINVAL && ret != -ENOENT)
+			return ret;
 		ktap_ftrace_refuse(ips[i]);
 		if (!ktap_ftrace_refused)
 			return -ENOMEM;
 	}
-	return 0;
+	return good;
 }
 
-/* drop the refused sites (ip 0) from the sorted table */
-static void ktap_ftrace_compact(void)
+/* add a batch to the filter; return how many of @ips it took (now first) */
+static int ktap_ftrace_filter_add(unsigned long *ips, int n)
 {
-	int i, n = 0;
+	int ret = ftrace_set_filter_ips(&ktap_ftrace_ops, ips, n, 0, 0);
 
-	for (i = 0; i < ktap_ftrace_nsites; i++)
-		if (ktap_ftrace_sites[i].ip)
-			ktap_ftrace_sites[n++] = ktap_ftrace_sites[i];
-	ktap_ftrace_nsites = n;
-}
-
-/**
- * ktap_ftrace_filter() - put the sites' addresses in the ops' filter
- * @ips: the distinct addresses, sorted
- * @n: how many
- *
- * A batch is taken whole or not at all (ftrace edits a copy of the hash);
- * a refused one is retried address by address.
- *
- * Return: 0, -EINTR if the writer has a signal, or another errno.
- */
-static int ktap_ftrace_filter(unsigned long *ips, int n)
-{
-	int i, cnt, ret;
-
-	for (i = 0; i < n; i += cnt) {
-		cnt = min(n - i, KTAP_FTRACE_BATCH);
-		if (signal_pending(current))
-			return -EINTR;
-		ret = ftrace_set_filter_ips(&ktap_ftrace_ops, ips + i, cnt, 0, 0);
-		if (ret == -EINVAL || ret == -ENOENT)
-			ret = ktap_ftrace_filter_each(ips + i, cnt);
-		if (ret)
-			return ret;
-		cond_resched();
-	}
-	return 0;
+	if (ret == -EINVAL || ret == -ENOENT)
+		return ktap_ftrace_filter_each(ips, n);
+	return ret ? ret : n;
 }
 
 /* the distinct addresses of the sorted table, or NULL */
@@ -308,53 +287,84 @@ static unsigned long *ktap_ftrace_ips(int *n)
 }
 
 /**
+ * ktap_ftrace_detach() - unhook every site
+ *
+ * The reverse of ktap_ftrace_attach(): the filter shrinks a batch at a
+ * time while the ops stays registered, then the ops goes with its last
+ * batch (an empty filter would mean every function). Each step patches
+ * a batch of sites only: unregistering 40,000 at once kept a TCG guest's
+ * CPU for longer than the soft-lockup watchdog allows. Waits until no
+ * callback runs any more.
+ */
+static void ktap_ftrace_detach(void)
+{
+	int n = ktap_ftrace_nhooked;
+
+	if (ktap_ftrace_attached) {
+		while (n > KTAP_FTRACE_BATCH) {
+			int cnt = (n - 1) % KTAP_FTRACE_BATCH + 1;
+
+			if (ftrace_set_filter_ips(&ktap_ftrace_ops,
+						  ktap_ftrace_hooked + n - cnt,
+						  cnt, 1, 0))
+				break;	/* no memory: the rest in one go */
+			n -= cnt;
+			cond_resched();
+		}
+		unregister_ftrace_function(&ktap_ftrace_ops);
+		ktap_ftrace_attached = false;
+	}
+	ftrace_free_filter(&ktap_ftrace_ops);
+	kvfree(ktap_ftrace_hooked);
+	ktap_ftrace_hooked = NULL;
+	ktap_ftrace_nhooked = 0;
+	ktap_ftrace_reset();
+}
+
+/**
  * ktap_ftrace_attach() - hook every site taken by ktap_ftrace_add()
  *
- * Process context: the writer of "start". The sites ftrace refuses are
- * left in ktap_ftrace_refused[] for the caller to probe another way.
+ * Process context: the writer of "start". The ops is registered with the
+ * first batch of addresses and the others are added to its filter while
+ * it runs, so that ftrace patches a batch of sites per step (all at once
+ * trips the soft-lockup watchdog in a TCG guest) and a signal is seen
+ * between two. The sites ftrace refuses are left in ktap_ftrace_refused[]
+ * for the caller to probe another way.
  *
  * Return: 0 (also with no sites), or a negative errno (-EINTR: a signal
- * came while the filter was being set); then no site is hooked and the
- * table is empty, so the caller enables the kprobes (or stops).
+ * came). Then the sites hooked so far stay hooked until
+ * ktap_ftrace_detach(), which the caller calls before it stops (or uses
+ * kprobes for all).
  */
 static int ktap_ftrace_attach(void)
 {
+	int i, cnt, ret = 0;
 	unsigned long *ips;
-	int n, ret;
 
 	if (!ktap_ftrace_nsites)
 		return 0;
 	sort(ktap_ftrace_sites, ktap_ftrace_nsites, sizeof(*ktap_ftrace_sites),
 	     ktap_ftrace_cmp_site, NULL);
-	ips = ktap_ftrace_ips(&n);
-	ret = ips ? ktap_ftrace_filter(ips, n) : -ENOMEM;
-	kvfree(ips);
-	if (!ret && ktap_ftrace_nrefused)
-		ktap_ftrace_compact();
-	if (!ret && ktap_ftrace_nsites)
-		ret = register_ftrace_function(&ktap_ftrace_ops);
-	if (ret) {
-		ftrace_free_filter(&ktap_ftrace_ops);
-		ktap_ftrace_reset();
-		return ret;
+	ktap_ftrace_hooked = ips = ktap_ftrace_ips(&ktap_ftrace_nips);
+	if (!ips)
+		return -ENOMEM;
+	for (i = 0; i < ktap_ftrace_nips && ret >= 0; i += cnt) {
+		cnt = min(ktap_ftrace_nips - i, KTAP_FTRACE_BATCH);
+		if (signal_pending(current))
+			return -EINTR;
+		/* the good ones of the batch move down, after those hooked */
+		memmove(ips + ktap_ftrace_nhooked, ips + i, cnt * sizeof(*ips));
+		ret = ktap_ftrace_filter_add(ips + ktap_ftrace_nhooked, cnt);
+		if (ret <= 0)
+			continue;
+		ktap_ftrace_nhooked += ret;
+		if (!ktap_ftrace_attached) {
+			ret = register_ftrace_function(&ktap_ftrace_ops);
+			ktap_ftrace_attached = !ret;
+		}
+		cond_resched();
 	}
-	ktap_ftrace_attached = ktap_ftrace_nsites > 0;
-	return 0;
-}
-
-/**
- * ktap_ftrace_detach() - unhook every site
- *
- * Waits until no callback runs any more.
- */
-static void ktap_ftrace_detach(void)
-{
-	if (ktap_ftrace_attached) {
-		unregister_ftrace_function(&ktap_ftrace_ops);
-		ftrace_free_filter(&ktap_ftrace_ops);
-		ktap_ftrace_attached = false;
-	}
-	ktap_ftrace_reset();
+	return ret < 0 ? ret : 0;
 }
 
 #else /* no DYNAMIC_FTRACE_WITH_REGS, or -D KTAP_NO_FTRACE: kprobes stay kprobes */

@@ -665,8 +665,8 @@ static int ktap_start_interrupted(int armed)
 /**
  * ktap_arm_ftrace_sites() - hook the ftrace sites ktap_kprobe_arm() took
  *
- * The sites ftrace refuses become kprobes; if it takes none (an error),
- * all of them do.
+ * The sites ftrace refuses become kprobes; after an error (no memory,
+ * no ftrace), all of them do.
  *
  * Return: 0, -EINTR if a signal stopped it (everything is then disarmed),
  * or the errno of a required probe whose kprobe failed too.
@@ -688,6 +688,7 @@ static int ktap_arm_ftrace_sites(void)
 	}
 	if (!ret)
 		return 0;
+	ktap_ftrace_detach();
 	for (i = 0; i < KTAP_NR_PROBES; i++) {
 		struct ktap_slot *slot = &ktap_slots[i];
 
