@@ -124,9 +124,11 @@ struct ktap_context;
  * @bp_len: kernel.data: bytes watched at @address (@symbol: the symbol
  *	that must be there)
  * @bp_type: kernel.data: HW_BREAKPOINT_W or HW_BREAKPOINT_RW
- * @ftrace_ip: kprobe on a function's entry: the link-time address of its
- *	ftrace site (the translator read the image's __mcount_loc), 0 if not
- *	known; ftrace.h moves it by the KASLR offset (ktap_link_kfree)
+ * @link_addr: kprobe in the kernel image: the link-time address of
+ *	@symbol + @offset, 0 if not known; ksyms.h moves it by the KASLR
+ *	offset (ktap_link_kfree)
+ * @ftrace_site: @link_addr is a function's ftrace site (the translator
+ *	read the image's __mcount_loc)
  */
 struct ktap_probe {
 	enum ktap_probe_kind kind;
@@ -159,7 +161,8 @@ struct ktap_probe {
 	int nf_priority;
 	int bp_len;
 	int bp_type;
-	unsigned long ftrace_ip;
+	unsigned long link_addr;
+	bool ftrace_site;
 };
 
 /*

@@ -8,10 +8,10 @@
  * site with an ftrace_ops of our own skips that layer: about 0.2 us of
  * the 0.45 us a bare counting kprobe costs in a TCG guest.
  *
- * Where the translator knew the function's ftrace site (probe->ftrace_ip,
+ * Where the translator knew the function's ftrace site (probe->ftrace_site,
  * read from the image's __mcount_loc) module.h takes it directly, moved
- * by the KASLR offset: no kprobe, no kallsyms search (linear on 6.1: at
- * 40,000 functions that alone took minutes). Elsewhere it registers the
+ * by the KASLR offset (ksyms.h): no kprobe, no kallsyms search (linear on
+ * 6.1: 25 ms each in a TCG guest, 15 minutes for 37,000 functions). Elsewhere it registers the
  * kprobe disabled, and the kernel resolves the symbol, applies its
  * blacklist and says whether the address is an ftrace site. Sites go into
  * one table, and one ftrace_ops (registered once, since unregistering an
@@ -32,14 +32,8 @@
 #define _KTAP_FTRACE_H
 
 #include <linux/ftrace.h>
-#include <linux/kallsyms.h>
 #include <linux/mm.h>
 #include <linux/sort.h>
-
-/* kfree()'s link-time address: the generated table's (module tests: none) */
-#ifndef KTAP_LINK_KFREE
-#define KTAP_LINK_KFREE 0UL
-#endif
 
 /**
  * struct ktap_ftrace_site - a probe on an ftrace site
@@ -72,6 +66,8 @@ static int ktap_ftrace_nrefused;
 /* the distinct addresses: the first ktap_ftrace_nhooked are in the filter */
 static unsigned long *ktap_ftrace_hooked;
 static int ktap_ftrace_nips, ktap_ftrace_nhooked;
+/* the ops has a filter to free (ftrace_free_filter() frees it twice) */
+static bool ktap_ftrace_filtered;
 
 static void ktap_ftrace_hit(unsigned long ip, unsigned long parent_ip,
 			    struct ftrace_ops *ops, struct ftrace_regs *fregs);
@@ -188,35 +184,6 @@ static void ktap_ftrace_reset(void)
 	ktap_ftrace_nrefused = 0;
 }
 
-/**
- * ktap_ftrace_ip() - where a probe's function-entry site is in this boot
- * @probe: a kprobe probe
- *
- * The translator's address is the link-time one; KASLR moved the kernel
- * by as much as it moved kfree() (KTAP_LINK_KFREE). kallsyms must name the probe's function
- * there, at its start or just past an endbr64: a System.map that does not
- * match the running kernel costs a kprobe, never a wrong probe.
- *
- * Return: the site's address, or 0 (then the caller asks the kernel with
- * a kprobe).
- */
-static unsigned long ktap_ftrace_ip(const struct ktap_probe *probe)
-{
-	char sym[KSYM_SYMBOL_LEN];
-	unsigned long ip;
-	size_t len;
-
-	if (!probe->ftrace_ip || !KTAP_LINK_KFREE || !probe->symbol)
-		return 0;
-	ip = probe->ftrace_ip + ((unsigned long)&kfree - KTAP_LINK_KFREE);
-	sprint_symbol(sym, ip);
-	len = strlen(probe->symbol);
-	if (strncmp(sym, probe->symbol, len) ||
-	    (strncmp(sym + len, "+0x0/", 5) && strncmp(sym + len, "+0x4/", 5)))
-		return 0;
-	return ip;
-}
-
 /* ftrace refused @ip: its probes go to ktap_ftrace_refused[] */
 static void ktap_ftrace_refuse(unsigned long ip)
 {
@@ -263,7 +230,10 @@ static int ktap_ftrace_filter_each(unsigned long *ips, int n)
 /* add a batch to the filter; return how many of @ips it took (now first) */
 static int ktap_ftrace_filter_add(unsigned long *ips, int n)
 {
-	int ret = ftrace_set_filter_ips(&ktap_ftrace_ops, ips, n, 0, 0);
+	int ret;
+
+	ktap_ftrace_filtered = true;
+	ret = ftrace_set_filter_ips(&ktap_ftrace_ops, ips, n, 0, 0);
 
 	if (ret == -EINVAL || ret == -ENOENT)
 		return ktap_ftrace_filter_each(ips, n);
@@ -314,7 +284,9 @@ static void ktap_ftrace_detach(void)
 		unregister_ftrace_function(&ktap_ftrace_ops);
 		ktap_ftrace_attached = false;
 	}
-	ftrace_free_filter(&ktap_ftrace_ops);
+	if (ktap_ftrace_filtered)
+		ftrace_free_filter(&ktap_ftrace_ops);
+	ktap_ftrace_filtered = false;
 	kvfree(ktap_ftrace_hooked);
 	ktap_ftrace_hooked = NULL;
 	ktap_ftrace_nhooked = 0;
@@ -373,11 +345,6 @@ static inline int ktap_ftrace_add(const struct ktap_probe *probe,
 				  unsigned long ip)
 {
 	return -EOPNOTSUPP;
-}
-
-static inline unsigned long ktap_ftrace_ip(const struct ktap_probe *probe)
-{
-	return 0;
 }
 
 #define ktap_ftrace_refused ((const struct ktap_probe **)NULL)

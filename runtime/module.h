@@ -41,6 +41,7 @@ static inline void ktap_globals_exit(void)
 #endif
 #endif /* KTAP_PREBUILT */
 
+#include "ksyms.h"
 #include "ftrace.h"
 #include "uprobes.h"
 
@@ -267,23 +268,28 @@ static int ktap_tracepoint_arm(struct ktap_slot *slot)
 /**
  * ktap_kprobe_register() - register a slot's kprobe, disabled
  * @slot: the probe's slot
+ * @addr: its address (ksyms.h), or 0: the kernel resolves the symbol (a
+ *	linear kallsyms search on 6.1)
  *
- * The kernel resolves the symbol (a linear kallsyms search on 6.1), vets
- * the address and says whether it is an ftrace site.
+ * The kernel vets the address and says whether it is an ftrace site.
  *
  * Return: 0 or a negative errno.
  */
-static int ktap_kprobe_register(struct ktap_slot *slot)
+static int ktap_kprobe_register(struct ktap_slot *slot, unsigned long addr)
 {
 	const struct ktap_probe *p = slot->probe;
 	int ret;
 
 	memset(&slot->kp, 0, sizeof(slot->kp));
-	if (p->address)
+	if (p->address) {
 		slot->kp.addr = (kprobe_opcode_t *)p->address;
-	else
+		slot->kp.offset = p->offset;
+	} else if (addr) {
+		slot->kp.addr = (kprobe_opcode_t *)addr;
+	} else {
 		slot->kp.symbol_name = p->symbol;
-	slot->kp.offset = p->offset;
+		slot->kp.offset = p->offset;
+	}
 	slot->kp.pre_handler = ktap_kprobe_pre;
 	slot->kp.flags = KPROBE_FLAG_DISABLED;
 	ret = register_kprobe(&slot->kp);
@@ -299,7 +305,10 @@ static int ktap_kprobe_register(struct ktap_slot *slot)
  */
 static int ktap_kprobe_enable(struct ktap_slot *slot)
 {
-	int ret = slot->has_kprobe ? 0 : ktap_kprobe_register(slot);
+	int ret = 0;
+
+	if (!slot->has_kprobe)
+		ret = ktap_kprobe_register(slot, ktap_ksyms_addr(slot->probe));
 
 	if (ret)
 		return ret;
@@ -326,14 +335,14 @@ static int ktap_kprobe_enable(struct ktap_slot *slot)
 static int ktap_kprobe_arm(struct ktap_slot *slot)
 {
 	const struct ktap_probe *p = slot->probe;
-	unsigned long ip = ktap_ftrace_ip(p);
+	unsigned long addr = ktap_ksyms_addr(p);
 	int ret;
 
-	if (ip && !ktap_ftrace_add(p, ip)) {
+	if (addr && p->ftrace_site && !ktap_ftrace_add(p, addr)) {
 		slot->on_ftrace = true;
 		return 0;
 	}
-	ret = ktap_kprobe_register(slot);
+	ret = ktap_kprobe_register(slot, addr);
 	if (ret)
 		return ret;
 	slot->on_ftrace = kprobe_ftrace(&slot->kp) &&

@@ -2563,8 +2563,8 @@ static void emit_usym_table(struct emitter *em, struct strbuf *out)
 		  table.buf, n ? "" : "\t{ 0 },\n", n);
 }
 
-/* the link-time address of kfree(), for ftrace.h to learn the KASLR
- * offset of the .ftrace_ip addresses (0: unknown, they are not used) */
+/* the link-time address of kfree(), for ksyms.h to learn the KASLR
+ * offset of the .link_addr addresses (0: unknown, they are not used) */
 static void emit_link_anchor(struct strbuf *out)
 {
 	sb_printf(out, "KTAP_UNIT_DEF const unsigned long ktap_link_kfree = 0x%llxUL;\n"
@@ -2598,9 +2598,10 @@ static void emit_probe_table(struct emitter *em, struct strbuf *out)
 					  (unsigned long long)cp->ref_ctr_offset);
 			if (cp->address)
 				sb_printf(out, ", .address = 0x%llxUL", (unsigned long long)cp->address);
-			if (cp->ftrace_site)
-				sb_printf(out, ", .ftrace_ip = 0x%llxUL",
-					  (unsigned long long)cp->ftrace_site);
+			if (cp->link_addr)
+				sb_printf(out, ", .link_addr = 0x%llxUL%s",
+					  (unsigned long long)cp->link_addr,
+					  cp->ftrace_site ? ", .ftrace_site = true" : "");
 			if (cp->tracepoint)
 				sb_printf(out, ", .tracepoint = %s, .tp_func = %s",
 					  c_string(cp->tracepoint),
