@@ -54,6 +54,13 @@ struct ktap_ftrace_site {
  */
 #define KTAP_FTRACE_BATCH 1024
 
+/*
+ * Unhooking needs no look for a signal: fewer, larger steps (each goes
+ * over all of ftrace's records once more), still well within the
+ * soft-lockup watchdog's 20 s.
+ */
+#define KTAP_FTRACE_DETACH_BATCH 4096
+
 /* the sites, sorted by address once attached; several probes may share one */
 static struct ktap_ftrace_site *ktap_ftrace_sites;
 static int ktap_ftrace_nsites;
@@ -271,8 +278,8 @@ static void ktap_ftrace_detach(void)
 	int n = ktap_ftrace_nhooked;
 
 	if (ktap_ftrace_attached) {
-		while (n > KTAP_FTRACE_BATCH) {
-			int cnt = (n - 1) % KTAP_FTRACE_BATCH + 1;
+		while (n > KTAP_FTRACE_DETACH_BATCH) {
+			int cnt = (n - 1) % KTAP_FTRACE_DETACH_BATCH + 1;
 
 			if (ftrace_set_filter_ips(&ktap_ftrace_ops,
 						  ktap_ftrace_hooked + n - cnt,
