@@ -2816,6 +2816,9 @@ struct unit *emit_program(const struct program *prog, const struct options *opt)
 	sb_puts(&out, em.regex_defs.buf);
 	sb_puts(&out, code.buf);
 	emit_probe_table(&em, &out);
+	sb_printf(&out, "static const char ktap_modinfo_memory[]\n"
+			"__attribute__((__used__, __section__(\".modinfo\"), __aligned__(1))) = "
+			"\"%s\";\n\n", footprint_modinfo(prog, em.opt));
 	if (em.light)
 		sb_puts(&out, "#ifdef KTAP_LIGHT\nKTAP_LIGHT_TAIL\n#else\n");
 	sb_puts(&out, "#include \"module.h\"\n");

@@ -987,6 +987,15 @@ static int session_open(const struct options *opt, struct guest *g, struct conn 
 
 /* ---- vm_run ---- */
 
+/* qemu's -m (MiB); the kernel and the initramfs keep about a fifth */
+#define VM_MEMORY_MB 1024
+
+unsigned long long vm_guest_memory(int *ncpus)
+{
+	*ncpus = 2;	/* -smp 2 */
+	return (unsigned long long)VM_MEMORY_MB * 4 / 5 << 20;
+}
+
 static int sig_pipe[2] = { -1, -1 };
 
 static void on_signal(int sig)
