@@ -369,6 +369,13 @@ static void on_ping(const char *nonce, uint32_t len)
 	send_frame(KTAP_FRAME_PING, nonce, len);
 }
 
+/* the host asks whether the guest still runs while a command is silent
+ * (ktap-run unhooking thousands of probes): answer, change nothing */
+static void on_alive(const char *nonce, uint32_t len)
+{
+	send_frame(KTAP_FRAME_ALIVE, nonce, len);
+}
+
 static void on_run(const char *line)
 {
 	if (!cmd.pid) {
@@ -413,6 +420,7 @@ static void handle_frames(void)
 		payload[len] = '\0';
 		switch (h[0]) {
 		case KTAP_FRAME_PING: on_ping(payload, len); break;
+		case KTAP_FRAME_ALIVE: on_alive(payload, len); break;
 		case KTAP_FRAME_RUN: on_run(payload); break;
 		case KTAP_FRAME_SIGNAL: on_signal(payload); break;
 		default: logmsg("unknown frame type %u from the host", h[0]);

@@ -35,6 +35,9 @@ enum ktap_frame_type {
 	KTAP_FRAME_RUN = 'R',		/* a command line for /bin/sh -c */
 	KTAP_FRAME_SIGNAL = 'S',	/* a signal number in ASCII, for the
 					 * running command's process group */
+	KTAP_FRAME_ALIVE = 'A',		/* a nonce; answered by an A with it,
+					 * the running command left alone (a
+					 * P would orphan it) */
 	/* guest to host (and P, the pong) */
 	KTAP_FRAME_STDOUT = 'O',
 	KTAP_FRAME_STDERR = 'E',

@@ -46,7 +46,8 @@
 #define PACE_MS		10		/* after a read, let records gather */
 #define PACE_BYTES	(64u << 10)	/* ... unless a pass read this much */
 #define GAP_WAIT	0.02		/* s a record waits for a missing lower seq */
-#define DONE_TIMEOUT	30.0		/* s to wait for "done" after "stop" */
+#define DONE_TIMEOUT	120.0		/* s to wait for "done" after "stop": unhooking
+					 * 37,000 functions takes 10-40 s in a TCG guest */
 #define MAX_REC		(16u << 20)	/* larger lengths mean a corrupt stream */
 #define OUT_FLUSH	(1u << 20)
 

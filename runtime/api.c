@@ -75,6 +75,8 @@ KTAP_API_SAME(ktap_probe_api, ktap_probe, nf_pf);
 KTAP_API_SAME(ktap_probe_api, ktap_probe, nf_priority);
 KTAP_API_SAME(ktap_probe_api, ktap_probe, bp_len);
 KTAP_API_SAME(ktap_probe_api, ktap_probe, bp_type);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, link_addr);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, ftrace_site);
 static_assert(sizeof(struct ktap_probe_api) == sizeof(struct ktap_probe));
 KTAP_API_SAME(ktap_lock_use_api, ktap_lock_use, rw);
 KTAP_API_SAME(ktap_lock_use_api, ktap_lock_use, cpu);

@@ -155,6 +155,8 @@ struct ktap_probe_api {
 	int nf_priority;
 	int bp_len;
 	int bp_type;
+	unsigned long link_addr;
+	bool ftrace_site;
 };
 
 enum ktap_lock_mode_api {

@@ -124,6 +124,11 @@ struct ktap_context;
  * @bp_len: kernel.data: bytes watched at @address (@symbol: the symbol
  *	that must be there)
  * @bp_type: kernel.data: HW_BREAKPOINT_W or HW_BREAKPOINT_RW
+ * @link_addr: kprobe in the kernel image: the link-time address of
+ *	@symbol + @offset, 0 if not known; ksyms.h moves it by the KASLR
+ *	offset (ktap_link_kfree)
+ * @ftrace_site: @link_addr is a function's ftrace site (the translator
+ *	read the image's __mcount_loc)
  */
 struct ktap_probe {
 	enum ktap_probe_kind kind;
@@ -156,6 +161,8 @@ struct ktap_probe {
 	int nf_priority;
 	int bp_len;
 	int bp_type;
+	unsigned long link_addr;
+	bool ftrace_site;
 };
 
 /*
@@ -170,6 +177,9 @@ void ktap_run_handler(const struct ktap_probe *probe, struct ktap_context *c);
 /* the light unit linked with the prebuilt object defines the table */
 extern const struct ktap_probe ktap_probes[];
 extern const unsigned int ktap_nr_probes;
+/* kfree()'s link-time address (0: unknown), for the KASLR offset */
+extern const unsigned long ktap_link_kfree;
+#define KTAP_LINK_KFREE ktap_link_kfree
 #define KTAP_NR_PROBES ktap_nr_probes
 #else
 static void ktap_run_handler(const struct ktap_probe *probe,

@@ -8,14 +8,19 @@
  * site with an ftrace_ops of our own skips that layer: about 0.2 us of
  * the 0.45 us a bare counting kprobe costs in a TCG guest.
  *
- * module.h still registers every kprobe, disabled: the kernel resolves the
- * symbol, applies its blacklist and says whether the address is an ftrace
- * site, exactly as for an armed kprobe. Sites go into one table, and one
- * ftrace_ops (registered once, since unregistering an ops waits for RCU
- * tasks) filters on all their addresses; its callback finds the probes of
- * the address hit by binary search. When ftrace cannot take them (no
- * DYNAMIC_FTRACE_WITH_REGS, or an error), module.h enables the kprobes
- * instead, so a script behaves the same either way:
+ * Where the translator knew the function's ftrace site (probe->ftrace_site,
+ * read from the image's __mcount_loc) module.h takes it directly, moved
+ * by the KASLR offset (ksyms.h): no kprobe, no kallsyms search (linear on
+ * 6.1: 25 ms each in a TCG guest, 15 minutes for 37,000 functions). Elsewhere it registers the
+ * kprobe disabled, and the kernel resolves the symbol, applies its
+ * blacklist and says whether the address is an ftrace site. Sites go into
+ * one table, and one ftrace_ops (registered once, since unregistering an
+ * ops waits for RCU tasks) filters on all their addresses, given to
+ * ftrace a batch at a time (each call copies the filter hash); its
+ * callback finds the probes of the address hit by binary search. A site
+ * ftrace refuses goes back to module.h as a kprobe; when ftrace cannot
+ * take any (no DYNAMIC_FTRACE_WITH_REGS, or an error), module.h uses
+ * kprobes for all, so a script behaves the same either way:
  *
  *   - the handler sees the registers of the function's entry, with the
  *     instruction pointer just past the probe address, as a kprobe's int3
@@ -27,6 +32,7 @@
 #define _KTAP_FTRACE_H
 
 #include <linux/ftrace.h>
+#include <linux/mm.h>
 #include <linux/sort.h>
 
 /**
@@ -41,10 +47,34 @@ struct ktap_ftrace_site {
 
 #if defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS) && !defined(KTAP_NO_FTRACE)
 
+/*
+ * Addresses go to ftrace this many at a time: one copy of the filter hash
+ * per call (instead of one per site), one round of code patching (about
+ * 0.7 s in a TCG guest), and a look for a signal between two.
+ */
+#define KTAP_FTRACE_BATCH 1024
+
+/*
+ * Unhooking needs no look for a signal: fewer, larger steps (each goes
+ * over all of ftrace's records once more), still well within the
+ * soft-lockup watchdog's 20 s.
+ */
+#define KTAP_FTRACE_DETACH_BATCH 4096
+
 /* the sites, sorted by address once attached; several probes may share one */
 static struct ktap_ftrace_site *ktap_ftrace_sites;
 static int ktap_ftrace_nsites;
 static bool ktap_ftrace_attached;
+
+/* the probes whose address ftrace refused (module.h makes them kprobes) */
+static const struct ktap_probe **ktap_ftrace_refused;
+static int ktap_ftrace_nrefused;
+
+/* the distinct addresses: the first ktap_ftrace_nhooked are in the filter */
+static unsigned long *ktap_ftrace_hooked;
+static int ktap_ftrace_nips, ktap_ftrace_nhooked;
+/* the ops has a filter to free (ftrace_free_filter() frees it twice) */
+static bool ktap_ftrace_filtered;
 
 static void ktap_ftrace_hit(unsigned long ip, unsigned long parent_ip,
 			    struct ftrace_ops *ops, struct ftrace_regs *fregs);
@@ -125,9 +155,10 @@ out:
 static int ktap_ftrace_add(const struct ktap_probe *probe, unsigned long ip)
 {
 	if (!ktap_ftrace_sites) {
-		ktap_ftrace_sites = kcalloc(KTAP_NR_PROBES,
-					    sizeof(*ktap_ftrace_sites),
-					    GFP_KERNEL);
+		/* kernel.function("*"): 40,000 sites, more than kmalloc gives */
+		ktap_ftrace_sites = kvcalloc(KTAP_NR_PROBES,
+					     sizeof(*ktap_ftrace_sites),
+					     GFP_KERNEL);
 		if (!ktap_ftrace_sites)
 			return -ENOMEM;
 	}
@@ -152,52 +183,167 @@ static int ktap_ftrace_cmp_site(const void *a, const void *b)
  */
 static void ktap_ftrace_reset(void)
 {
-	kfree(ktap_ftrace_sites);
+	kvfree(ktap_ftrace_sites);
 	ktap_ftrace_sites = NULL;
 	ktap_ftrace_nsites = 0;
+	kvfree(ktap_ftrace_refused);
+	ktap_ftrace_refused = NULL;
+	ktap_ftrace_nrefused = 0;
 }
 
-/**
- * ktap_ftrace_attach() - hook every site taken by ktap_ftrace_add()
- *
- * Return: 0 (also with no sites), or a negative errno; then no site is
- * hooked and the table is empty, so the caller enables the kprobes.
- */
-static int ktap_ftrace_attach(void)
+/* ftrace refused @ip: its probes go to ktap_ftrace_refused[] */
+static void ktap_ftrace_refuse(unsigned long ip)
 {
-	int i, ret = 0;
+	int i;
 
-	if (!ktap_ftrace_nsites)
-		return 0;
-	sort(ktap_ftrace_sites, ktap_ftrace_nsites, sizeof(*ktap_ftrace_sites),
-	     ktap_ftrace_cmp_site, NULL);
-	for (i = 0; i < ktap_ftrace_nsites && !ret; i++)
-		ret = ftrace_set_filter_ip(&ktap_ftrace_ops,
-					   ktap_ftrace_sites[i].ip, 0, 0);
-	if (!ret)
-		ret = register_ftrace_function(&ktap_ftrace_ops);
-	if (ret) {
-		ftrace_free_filter(&ktap_ftrace_ops);
-		ktap_ftrace_reset();
-		return ret;
+	if (!ktap_ftrace_refused) {
+		ktap_ftrace_refused = kvcalloc(ktap_ftrace_nsites,
+					       sizeof(*ktap_ftrace_refused),
+					       GFP_KERNEL);
+		if (!ktap_ftrace_refused)
+			return;
 	}
-	ktap_ftrace_attached = true;
-	return 0;
+	/* the site stays in the table: ftrace never calls us there */
+	for (i = 0; i < ktap_ftrace_nsites; i++)
+		if (ktap_ftrace_sites[i].ip == ip)
+			ktap_ftrace_refused[ktap_ftrace_nrefused++] =
+				ktap_ftrace_sites[i].probe;
+}
+
+/*
+ * A batch ftrace refused: take its addresses one by one, refuse the bad
+ * ones and keep the good ones at the start of @ips. Return: how many are
+ * good, or a negative errno.
+ */
+static int ktap_ftrace_filter_each(unsigned long *ips, int n)
+{
+	int i, ret, good = 0;
+
+	for (i = 0; i < n; i++) {
+		ret = ftrace_set_filter_ip(&ktap_ftrace_ops, ips[i], 0, 0);
+		if (!ret) {
+			ips[good++] = ips[i];
+			continue;
+		}
+		if (ret != -EINVAL && ret != -ENOENT)
+			return ret;
+		ktap_ftrace_refuse(ips[i]);
+		if (!ktap_ftrace_refused)
+			return -ENOMEM;
+	}
+	return good;
+}
+
+/* add a batch to the filter; return how many of @ips it took (now first) */
+static int ktap_ftrace_filter_add(unsigned long *ips, int n)
+{
+	int ret;
+
+	ktap_ftrace_filtered = true;
+	ret = ftrace_set_filter_ips(&ktap_ftrace_ops, ips, n, 0, 0);
+
+	if (ret == -EINVAL || ret == -ENOENT)
+		return ktap_ftrace_filter_each(ips, n);
+	return ret ? ret : n;
+}
+
+/* the distinct addresses of the sorted table, or NULL */
+static unsigned long *ktap_ftrace_ips(int *n)
+{
+	unsigned long *ips = kvmalloc_array(ktap_ftrace_nsites, sizeof(*ips),
+					    GFP_KERNEL);
+	int i;
+
+	*n = 0;
+	if (!ips)
+		return NULL;
+	for (i = 0; i < ktap_ftrace_nsites; i++)
+		if (!*n || ips[*n - 1] != ktap_ftrace_sites[i].ip)
+			ips[(*n)++] = ktap_ftrace_sites[i].ip;
+	return ips;
 }
 
 /**
  * ktap_ftrace_detach() - unhook every site
  *
- * Waits until no callback runs any more.
+ * The reverse of ktap_ftrace_attach(): the filter shrinks a batch at a
+ * time while the ops stays registered, then the ops goes with its last
+ * batch (an empty filter would mean every function). Each step patches
+ * a batch of sites only: unregistering 40,000 at once kept a TCG guest's
+ * CPU for longer than the soft-lockup watchdog allows. Waits until no
+ * callback runs any more.
  */
 static void ktap_ftrace_detach(void)
 {
+	int n = ktap_ftrace_nhooked;
+
 	if (ktap_ftrace_attached) {
+		while (n > KTAP_FTRACE_DETACH_BATCH) {
+			int cnt = (n - 1) % KTAP_FTRACE_DETACH_BATCH + 1;
+
+			if (ftrace_set_filter_ips(&ktap_ftrace_ops,
+						  ktap_ftrace_hooked + n - cnt,
+						  cnt, 1, 0))
+				break;	/* no memory: the rest in one go */
+			n -= cnt;
+			cond_resched();
+		}
 		unregister_ftrace_function(&ktap_ftrace_ops);
-		ftrace_free_filter(&ktap_ftrace_ops);
 		ktap_ftrace_attached = false;
 	}
+	if (ktap_ftrace_filtered)
+		ftrace_free_filter(&ktap_ftrace_ops);
+	ktap_ftrace_filtered = false;
+	kvfree(ktap_ftrace_hooked);
+	ktap_ftrace_hooked = NULL;
+	ktap_ftrace_nhooked = 0;
 	ktap_ftrace_reset();
+}
+
+/**
+ * ktap_ftrace_attach() - hook every site taken by ktap_ftrace_add()
+ *
+ * Process context: the writer of "start". The ops is registered with the
+ * first batch of addresses and the others are added to its filter while
+ * it runs, so that ftrace patches a batch of sites per step (all at once
+ * trips the soft-lockup watchdog in a TCG guest) and a signal is seen
+ * between two. The sites ftrace refuses are left in ktap_ftrace_refused[]
+ * for the caller to probe another way.
+ *
+ * Return: 0 (also with no sites), or a negative errno (-EINTR: a signal
+ * came). Then the sites hooked so far stay hooked until
+ * ktap_ftrace_detach(), which the caller calls before it stops (or uses
+ * kprobes for all).
+ */
+static int ktap_ftrace_attach(void)
+{
+	int i, cnt, ret = 0;
+	unsigned long *ips;
+
+	if (!ktap_ftrace_nsites)
+		return 0;
+	sort(ktap_ftrace_sites, ktap_ftrace_nsites, sizeof(*ktap_ftrace_sites),
+	     ktap_ftrace_cmp_site, NULL);
+	ktap_ftrace_hooked = ips = ktap_ftrace_ips(&ktap_ftrace_nips);
+	if (!ips)
+		return -ENOMEM;
+	for (i = 0; i < ktap_ftrace_nips && ret >= 0; i += cnt) {
+		cnt = min(ktap_ftrace_nips - i, KTAP_FTRACE_BATCH);
+		if (signal_pending(current))
+			return -EINTR;
+		/* the good ones of the batch move down, after those hooked */
+		memmove(ips + ktap_ftrace_nhooked, ips + i, cnt * sizeof(*ips));
+		ret = ktap_ftrace_filter_add(ips + ktap_ftrace_nhooked, cnt);
+		if (ret <= 0)
+			continue;
+		ktap_ftrace_nhooked += ret;
+		if (!ktap_ftrace_attached) {
+			ret = register_ftrace_function(&ktap_ftrace_ops);
+			ktap_ftrace_attached = !ret;
+		}
+		cond_resched();
+	}
+	return ret < 0 ? ret : 0;
 }
 
 #else /* no DYNAMIC_FTRACE_WITH_REGS, or -D KTAP_NO_FTRACE: kprobes stay kprobes */
@@ -207,6 +353,9 @@ static inline int ktap_ftrace_add(const struct ktap_probe *probe,
 {
 	return -EOPNOTSUPP;
 }
+
+#define ktap_ftrace_refused ((const struct ktap_probe **)NULL)
+#define ktap_ftrace_nrefused 0
 
 static inline int ktap_ftrace_attach(void)
 {

@@ -41,6 +41,7 @@ static inline void ktap_globals_exit(void)
 #endif
 #endif /* KTAP_PREBUILT */
 
+#include "ksyms.h"
 #include "ftrace.h"
 #include "uprobes.h"
 
@@ -48,7 +49,8 @@ static inline void ktap_globals_exit(void)
  * struct ktap_slot - the attachment of one probe
  * @probe: its entry in ktap_probes[]
  * @armed: currently registered / started
- * @on_ftrace: a kprobe registered disabled, whose site ftrace.h hooks
+ * @on_ftrace: a kprobe probe whose site ftrace.h hooks
+ * @has_kprobe: @kp is registered (disabled while @on_ftrace)
  * @kp: kprobe
  * @rp: kretprobe
  * @timer: timer probe
@@ -57,6 +59,7 @@ struct ktap_slot {
 	const struct ktap_probe *probe;
 	bool armed;
 	bool on_ftrace;
+	bool has_kprobe;
 	union {
 		struct kprobe kp;
 		struct kretprobe rp;
@@ -83,13 +86,14 @@ static int ktap_slots_alloc(void)
 
 	if (ret)
 		return ret;
-	ktap_slots = kcalloc(KTAP_NR_PROBES, sizeof(*ktap_slots), GFP_KERNEL);
+	/* kernel.function("*"): megabytes, more than kmalloc gives */
+	ktap_slots = kvcalloc(KTAP_NR_PROBES, sizeof(*ktap_slots), GFP_KERNEL);
 	return ktap_slots ? 0 : -ENOMEM;
 }
 
 static void ktap_slots_free(void)
 {
-	kfree(ktap_slots);
+	kvfree(ktap_slots);
 	ktap_slots = NULL;
 }
 #else
@@ -262,40 +266,90 @@ static int ktap_tracepoint_arm(struct ktap_slot *slot)
 }
 
 /**
- * ktap_kprobe_arm() - register a kprobe, or take its site for ftrace
+ * ktap_kprobe_register() - register a slot's kprobe, disabled
+ * @slot: the probe's slot
+ * @addr: its address (ksyms.h), or 0: the kernel resolves the symbol (a
+ *	linear kallsyms search on 6.1)
+ *
+ * The kernel vets the address and says whether it is an ftrace site.
+ *
+ * Return: 0 or a negative errno.
+ */
+static int ktap_kprobe_register(struct ktap_slot *slot, unsigned long addr)
+{
+	const struct ktap_probe *p = slot->probe;
+	int ret;
+
+	memset(&slot->kp, 0, sizeof(slot->kp));
+	if (p->address) {
+		slot->kp.addr = (kprobe_opcode_t *)p->address;
+		slot->kp.offset = p->offset;
+	} else if (addr) {
+		slot->kp.addr = (kprobe_opcode_t *)addr;
+	} else {
+		slot->kp.symbol_name = p->symbol;
+		slot->kp.offset = p->offset;
+	}
+	slot->kp.pre_handler = ktap_kprobe_pre;
+	slot->kp.flags = KPROBE_FLAG_DISABLED;
+	ret = register_kprobe(&slot->kp);
+	slot->has_kprobe = !ret;
+	return ret;
+}
+
+/**
+ * ktap_kprobe_enable() - run a slot's probe as a kprobe
+ * @slot: the probe's slot, its kprobe registered or not yet
+ *
+ * Return: 0 or a negative errno (then no kprobe is left registered).
+ */
+static int ktap_kprobe_enable(struct ktap_slot *slot)
+{
+	int ret = 0;
+
+	if (!slot->has_kprobe)
+		ret = ktap_kprobe_register(slot, ktap_ksyms_addr(slot->probe));
+
+	if (ret)
+		return ret;
+	ret = enable_kprobe(&slot->kp);
+	if (ret) {
+		unregister_kprobe(&slot->kp);
+		slot->has_kprobe = false;
+	}
+	return ret;
+}
+
+/**
+ * ktap_kprobe_arm() - take a probe's site for ftrace, or make a kprobe
  * @slot: the probe's slot
  *
- * The kprobe is registered disabled first: the kernel resolves the symbol,
- * vets the address and says whether it is an ftrace site. A site goes to
- * ftrace.h (hooked by ktap_arm_ftrace_sites() once all probes are armed);
- * anything else is enabled as a kprobe.
+ * A function entry whose ftrace site the translator knew goes straight to
+ * ftrace.h. Elsewhere the kprobe is registered disabled first, and the
+ * kernel says whether its address is a site. Sites are hooked by
+ * ktap_arm_ftrace_sites() once all probes are armed; anything else is
+ * enabled as a kprobe.
  *
  * Return: 0 or a negative errno.
  */
 static int ktap_kprobe_arm(struct ktap_slot *slot)
 {
 	const struct ktap_probe *p = slot->probe;
+	unsigned long addr = ktap_ksyms_addr(p);
 	int ret;
 
-	memset(&slot->kp, 0, sizeof(slot->kp));
-	if (p->address)
-		slot->kp.addr = (kprobe_opcode_t *)p->address;
-	else
-		slot->kp.symbol_name = p->symbol;
-	slot->kp.offset = p->offset;
-	slot->kp.pre_handler = ktap_kprobe_pre;
-	slot->kp.flags = KPROBE_FLAG_DISABLED;
-	ret = register_kprobe(&slot->kp);
+	if (addr && p->ftrace_site && !ktap_ftrace_add(p, addr)) {
+		slot->on_ftrace = true;
+		return 0;
+	}
+	ret = ktap_kprobe_register(slot, addr);
 	if (ret)
 		return ret;
 	slot->on_ftrace = kprobe_ftrace(&slot->kp) &&
 			  !ktap_ftrace_add(p, (unsigned long)slot->kp.addr);
 	if (slot->on_ftrace)
 		return 0;
-	ret = enable_kprobe(&slot->kp);
-	if (ret)
-		unregister_kprobe(&slot->kp);
-	return ret;
+	return ktap_kprobe_enable(slot);
 }
 
 /**
@@ -375,10 +429,10 @@ static int ktap_arm(struct ktap_slot *slot)
  */
 static void ktap_disarm_all(void)
 {
-	struct kprobe **kps = kmalloc_array(KTAP_NR_PROBES, sizeof(*kps),
-					    GFP_KERNEL);
-	struct kretprobe **rps = kmalloc_array(KTAP_NR_PROBES, sizeof(*rps),
-					       GFP_KERNEL);
+	struct kprobe **kps = kvmalloc_array(KTAP_NR_PROBES, sizeof(*kps),
+					     GFP_KERNEL);
+	struct kretprobe **rps = kvmalloc_array(KTAP_NR_PROBES, sizeof(*rps),
+						GFP_KERNEL);
 	int i, nk = 0, nr = 0, ntp = 0;
 
 	ktap_ftrace_detach();
@@ -397,6 +451,9 @@ static void ktap_disarm_all(void)
 				ktap_timer_stop(&slot->timer);
 			break;
 		case KTAP_PROBE_KPROBE:
+			if (!slot->has_kprobe)
+				break;
+			slot->has_kprobe = false;
 			if (kps)
 				kps[nk++] = &slot->kp;
 			else
@@ -455,8 +512,8 @@ static void ktap_disarm_all(void)
 		unregister_kprobes(kps, nk);
 	if (nr)
 		unregister_kretprobes(rps, nr);
-	kfree(kps);
-	kfree(rps);
+	kvfree(kps);
+	kvfree(rps);
 }
 
 /**
@@ -575,29 +632,21 @@ static int ktap_start_failed(struct ktap_slot *slot, int err)
 }
 
 /**
- * ktap_arm_ftrace_sites() - hook the ftrace sites ktap_kprobe_arm() took
+ * ktap_ftrace_fallback() - make a kprobe of a probe ftrace did not take
+ * @slot: the probe's slot
  *
- * If ftrace refuses them, their kprobes are enabled instead.
- *
- * Return: 0, or the errno of a required probe whose kprobe failed too.
+ * Return: 0, or the errno of a required probe.
  */
-static int ktap_arm_ftrace_sites(void)
+static int ktap_ftrace_fallback(struct ktap_slot *slot)
 {
-	int i, ret;
+	int ret;
 
-	if (!ktap_ftrace_attach())
+	slot->on_ftrace = false;
+	ret = ktap_kprobe_enable(slot);
+	if (!ret)
 		return 0;
-	for (i = 0; i < KTAP_NR_PROBES; i++) {
-		struct ktap_slot *slot = &ktap_slots[i];
-
-		if (!slot->on_ftrace)
-			continue;
-		slot->on_ftrace = false;
-		ret = enable_kprobe(&slot->kp);
-		if (ret && !slot->probe->optional)
-			return ktap_start_failed(slot, ret);
-	}
-	return 0;
+	slot->armed = false;
+	return slot->probe->optional ? 0 : ktap_start_failed(slot, ret);
 }
 
 /**
@@ -620,6 +669,48 @@ static int ktap_start_interrupted(int armed)
 	ktap_run_probes(KTAP_PROBE_END);
 	WRITE_ONCE(ktap_state, KTAP_STATE_STOPPED);
 	return -EINTR;
+}
+
+/**
+ * ktap_arm_ftrace_sites() - hook the ftrace sites ktap_kprobe_arm() took
+ *
+ * The sites ftrace refuses become kprobes; after an error (no memory,
+ * no ftrace), all of them do.
+ *
+ * Return: 0, -EINTR if a signal stopped it (everything is then disarmed),
+ * or the errno of a required probe whose kprobe failed too.
+ */
+static int ktap_arm_ftrace_sites(void)
+{
+	int i, ret = ktap_ftrace_attach();
+
+	if (ret == -EINTR)
+		return ktap_start_interrupted(KTAP_NR_PROBES);
+	for (i = 0; !ret && i < ktap_ftrace_nrefused; i++) {
+		const struct ktap_probe *p = ktap_ftrace_refused[i];
+
+		if (signal_pending(current))
+			return ktap_start_interrupted(KTAP_NR_PROBES);
+		ret = ktap_ftrace_fallback(&ktap_slots[p - ktap_probes]);
+		if (ret)
+			return ret;
+	}
+	if (!ret)
+		return 0;
+	ktap_ftrace_detach();
+	for (i = 0; i < KTAP_NR_PROBES; i++) {
+		struct ktap_slot *slot = &ktap_slots[i];
+
+		if (!slot->on_ftrace)
+			continue;
+		if (signal_pending(current))
+			return ktap_start_interrupted(i);
+		cond_resched();
+		ret = ktap_ftrace_fallback(slot);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /**

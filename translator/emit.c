@@ -2563,6 +2563,15 @@ static void emit_usym_table(struct emitter *em, struct strbuf *out)
 		  table.buf, n ? "" : "\t{ 0 },\n", n);
 }
 
+/* the link-time address of kfree(), for ksyms.h to learn the KASLR
+ * offset of the .link_addr addresses (0: unknown, they are not used) */
+static void emit_link_anchor(struct strbuf *out)
+{
+	sb_printf(out, "KTAP_UNIT_DEF const unsigned long ktap_link_kfree = 0x%llxUL;\n"
+		       "#define KTAP_LINK_KFREE ktap_link_kfree\n\n",
+		  target_kernel() ? target_symbol_address(target_kernel(), "kfree") : 0ULL);
+}
+
 static void emit_probe_table(struct emitter *em, struct strbuf *out)
 {
 	int i;
@@ -2589,6 +2598,10 @@ static void emit_probe_table(struct emitter *em, struct strbuf *out)
 					  (unsigned long long)cp->ref_ctr_offset);
 			if (cp->address)
 				sb_printf(out, ", .address = 0x%llxUL", (unsigned long long)cp->address);
+			if (cp->link_addr)
+				sb_printf(out, ", .link_addr = 0x%llxUL%s",
+					  (unsigned long long)cp->link_addr,
+					  cp->ftrace_site ? ", .ftrace_site = true" : "");
 			if (cp->tracepoint)
 				sb_printf(out, ", .tracepoint = %s, .tp_func = %s",
 					  c_string(cp->tracepoint),
@@ -2637,6 +2650,7 @@ static void emit_probe_table(struct emitter *em, struct strbuf *out)
 		sb_puts(out, "\t{ .kind = KTAP_PROBE_END, .pp = \"end\", .priority = 9223372036854775807LL },"
 			     "\t/* -t's report, after every end(N) */\n");
 	sb_puts(out, "};\n#define KTAP_NR_PROBES ARRAY_SIZE(ktap_probes)\n\n");
+	emit_link_anchor(out);
 	if (em->opt->timing)
 		emit_timing(em, out);
 	emit_usym_table(em, out);
@@ -2802,6 +2816,9 @@ struct unit *emit_program(const struct program *prog, const struct options *opt)
 	sb_puts(&out, em.regex_defs.buf);
 	sb_puts(&out, code.buf);
 	emit_probe_table(&em, &out);
+	sb_printf(&out, "static const char ktap_modinfo_memory[]\n"
+			"__attribute__((__used__, __section__(\".modinfo\"), __aligned__(1))) = "
+			"\"%s\";\n\n", footprint_modinfo(prog, em.opt));
 	if (em.light)
 		sb_puts(&out, "#ifdef KTAP_LIGHT\nKTAP_LIGHT_TAIL\n#else\n");
 	sb_puts(&out, "#include \"module.h\"\n");

@@ -144,9 +144,19 @@ const char *local_run_refusal(void);	/* NULL when modules can load here */
 char **ktap_run_argv(const char *loader, const char *ko,
 		     const struct options *opt, bool with_output_file);
 
+/* ---- footprint.c: the kernel memory a module asks for ---- */
+struct program;
+/* pass 3: the .modinfo string of the memory the module allocates at load */
+char *footprint_modinfo(const struct program *prog, const struct options *opt);
+/* before loading: false, after one message with the numbers, when the
+ * module needs more memory than the target (the guest with --vm) has */
+bool footprint_check(const char *ko, const struct options *opt);
+
 /* ---- vm.c: pass 5 in the ktap guest ---- */
 
 int vm_run(const char *ko_path, const struct options *opt);
+/* the guest's memory free for modules (bytes) and its CPUs */
+unsigned long long vm_guest_memory(int *ncpus);
 int vm_command(const char *what, const struct options *opt);	/* setup/start/stop/status */
 int vm_exec(const char *command, const struct options *opt);	/* --vm-exec */
 const char *vm_kernel_release(const struct options *opt);	/* its ABI, e.g. 6.1.0-57-amd64 */

@@ -484,6 +484,8 @@ static int run_module(const char *ko, const struct options *opt)
 		printf("%s\n", ko);
 		return 0;
 	}
+	if (!footprint_check(ko, opt))
+		return 1;
 	t0 = now_seconds();
 	rc = opt->vm ? vm_run(ko, opt) : run_local(ko, opt);
 	report_pass(opt, 5, t0);

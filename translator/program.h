@@ -63,6 +63,10 @@ struct concrete_point {
 					 * functions usymname() names */
 	uint64_t offset;
 	uint64_t address;		/* a kprobe at this address (.absolute) */
+	uint64_t link_addr;		/* kprobes in the kernel image: the
+					 * link-time address of symbol+offset,
+					 * 0: the kernel resolves the symbol */
+	bool ftrace_site;		/* ... a function entry ftrace hooks */
 	bool guru_only;			/* resolve.c: an error without -g */
 	const char *tracepoint;		/* PK_TRACEPOINT: its name */
 	struct cvar *tp_args;		/* ... and arguments (C types by size) */

@@ -149,6 +149,16 @@ struct btf_kernel *target_btf(struct target *k, char **why);
 /* why kernel k refuses a kprobe at symbol+offset (.init.text, its kprobe
  * blacklist), or NULL: no reason known */
 const char *target_kprobe_refusal(struct target *k, const char *symbol, uint64_t offset);
+
+/* ---- target/ftrace_sites.c ---- */
+
+/* the link-time address of the ftrace site of the kernel function whose
+ * entry is func (a link-time address), or 0 when ftrace has none there
+ * (notrace, no fentry call) or k's sites are not known */
+uint64_t target_ftrace_site(struct target *k, uint64_t func);
+/* whether k's ftrace sites are known (its image or debug file has them) */
+bool target_ftrace_sites_known(struct target *k);
+
 /* ---- target/program.c: programs and shared libraries (uprobes) ---- */
 
 /* the program or library NAME (absolute, else looked up in $PATH, a

@@ -987,6 +987,15 @@ static int session_open(const struct options *opt, struct guest *g, struct conn 
 
 /* ---- vm_run ---- */
 
+/* qemu's -m (MiB); the kernel and the initramfs keep about a fifth */
+#define VM_MEMORY_MB 1024
+
+unsigned long long vm_guest_memory(int *ncpus)
+{
+	*ncpus = 2;	/* -smp 2 */
+	return (unsigned long long)VM_MEMORY_MB * 4 / 5 << 20;
+}
+
 static int sig_pipe[2] = { -1, -1 };
 
 static void on_signal(int sig)
@@ -1013,6 +1022,8 @@ struct run_state {
 	int status;		/* from X, -1 until then */
 	bool dead;		/* the guest died or hangs */
 	bool gave_up;
+	double alive_asked;	/* when a silent guest was asked if it runs */
+	bool said_busy;		/* ... and the user told it does */
 };
 
 /* ask ktap-run to stop the script as if it had got signal sig */
@@ -1050,19 +1061,41 @@ static double stop_timeout(void)
 	return t > 0 ? t : STOP_TIMEOUT;
 }
 
-/* a guest that sends nothing for stop_timeout() after a stop is hung */
+/*
+ * A guest that sends nothing for stop_timeout() after a stop may only be
+ * busy (ktap-run unhooking 37,000 functions takes a minute under a loaded
+ * TCG): the agent is asked whether it runs (KTAP_FRAME_ALIVE, which does
+ * not disturb the command). An answer restarts the wait; none within
+ * PING_TIMEOUT means the guest hangs or died.
+ */
 static bool stop_unanswered(struct run_state *r)
 {
 	double since = r->last_frame > r->stop_sent ? r->last_frame : r->stop_sent;
-	double limit;
+	double limit, now = now_seconds();
 
 	if (!r->stop_sent)
 		return false;
 	limit = stop_timeout();
-	if (now_seconds() - since < limit)
+	if (now - since < limit)
 		return false;
-	vm_err("the guest sent nothing for %.0f s after the stop request", limit);
+	if (!r->alive_asked || r->alive_asked < since) {
+		conn_send(&r->c, KTAP_FRAME_ALIVE, "alive", 5);
+		r->alive_asked = now;
+		return false;
+	}
+	if (now - r->alive_asked < PING_TIMEOUT)
+		return false;
+	vm_err("the guest sent nothing for %.0f s after the stop request, and "
+	       "does not answer", limit + PING_TIMEOUT);
 	return true;
+}
+
+/* the agent answered stop_unanswered()'s question: the guest runs */
+static void on_alive(struct run_state *r)
+{
+	if (!r->said_busy)
+		fprintf(stderr, "ktap: the guest is busy, still stopping the script\n");
+	r->said_busy = true;
 }
 
 static void on_frame(struct run_state *r, struct frame *f)
@@ -1082,6 +1115,9 @@ static void on_frame(struct run_state *r, struct frame *f)
 		break;
 	case KTAP_FRAME_EXIT:
 		r->status = atoi(f->data);
+		break;
+	case KTAP_FRAME_ALIVE:
+		on_alive(r);
 		break;
 	default:	/* a late pong */
 		break;

@@ -170,6 +170,62 @@ static struct tvar_scope *entry_scope(struct dw *dw, struct btf_kernel *btf,
 	return sc;
 }
 
+/* f's point is the entry of a function of the kernel image (no module) */
+static bool is_entry_of_kernel(const struct kfunc *f)
+{
+	return !f->offset && !f->inlined && f->symbol && !strchr(f->symbol, ':');
+}
+
+/*
+ * A function the kernel built without an ftrace site (notrace): what the
+ * tracing machinery itself runs (ftrace's hash code, the ratelimit of
+ * its warnings, ...) is kept so. A wildcard leaves them out: a kprobe on
+ * each of the 5,000 of a 6.1 kernel crashed the guest. A function named
+ * alone still gets its kprobe.
+ */
+static bool is_notrace(const struct kfunc *f)
+{
+	struct target *k = target_kernel();
+
+	return is_entry_of_kernel(f) && target_ftrace_sites_known(k) &&
+	       !target_ftrace_site(k, f->addr);
+}
+
+/*
+ * Where a kprobe point of the kernel image is at link time (DWARF's
+ * address; BTF has none), so that the runtime need not search kallsyms
+ * for its symbol, and whether ftrace hooks it there.
+ */
+static void set_link_addr(struct concrete_point *cp, const struct kfunc *f)
+{
+	uint64_t site;
+
+	if (cp->kind != PK_KPROBE || !f->addr || !f->symbol || strchr(f->symbol, ':'))
+		return;
+	cp->link_addr = f->addr;
+	if (!is_entry_of_kernel(f))
+		return;
+	site = target_ftrace_site(target_kernel(), f->addr);
+	if (site) {
+		cp->link_addr = site;
+		cp->ftrace_site = true;
+	}
+}
+
+/*
+ * What a wildcard leaves out besides: notrace functions, and with .call
+ * (or .return) copies DWARF places inside another function's symbol.
+ * Those are inlined bodies whose DIE does not say so; a kprobe on each
+ * (900 in kernel.function("*").call on 6.1) put int3s in the allocator's
+ * fast paths, and the guest's slab lists were found corrupt.
+ */
+static bool wanted_by_glob(const struct kfunc *f, const struct fn_suffix *sx)
+{
+	if ((sx->call_only || sx->is_return) && f->offset)
+		return false;
+	return !is_notrace(f);
+}
+
 static void add_function_point(struct point_list *pl, struct dw *dw,
 			       struct btf_kernel *btf, const struct kfunc *f,
 			       const struct fn_suffix *sx, bool wildcard)
@@ -184,6 +240,7 @@ static void add_function_point(struct point_list *pl, struct dw *dw,
 		    : xasprintf("kernel.function(\"%s\")%s", f->name,
 				sx->is_return ? ".return" : "");
 	cp->scope = entry_scope(dw, btf, f, f->addr, cp->pp, sx->is_return);
+	set_link_addr(cp, f);
 	/* one point of many that the kernel will not let us probe (notrace,
 	 * blacklisted) must not stop the others */
 	cp->optional = wildcard;
@@ -416,7 +473,8 @@ static int source_points(const struct fn_source *src, const struct fn_pattern *p
 				    !sx->call_only && !sx->is_return, &fs)
 		     : btfk_functions(src->btf, p->func, &fs);
 	for (i = 0; i < nf; i++) {
-		if (!wanted(&fs[i], sx))
+		if (!wanted(&fs[i], sx) ||
+		    (!statement && is_glob(p->func) && !wanted_by_glob(&fs[i], sx)))
 			continue;
 		if (statement || p->has_lines)
 			statement_points(pl, src->dw, &fs[i], p, is_glob(p->func) || many);
