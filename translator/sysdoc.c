@@ -14,9 +14,14 @@
  * and the base is one of the call's arguments: the kernel's parameter of
  * that name, or, where SystemTap names it otherwise (accept's sockfd is
  * the kernel's fd; socket's arguments have no names in the headers), the
- * position given below. A name this cannot give a value is not set, and
- * the warning for reading it says it is documented but not computed
- * (resolve's warning, alias_vars_note()): never a silent 0.
+ * position given below. A BASE_str of a structure the argument points to
+ * is decoded from user memory by a tapset function (struct_decoders,
+ * tapsets/syscall_decoders.stp); a name that is no argument in one of
+ * these forms (pipe0, utime's actime, sethostname's name_str of len
+ * bytes) is spelled out whole (specials). A name this cannot give a
+ * value is not set, and the warning for reading it says it is documented
+ * but not computed (resolve's warning, alias_vars_note()): never a
+ * silent 0.
  */
 #include <string.h>
 
