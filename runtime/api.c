@@ -70,6 +70,8 @@ KTAP_API_SAME(ktap_probe_api, ktap_probe, perf_type);
 KTAP_API_SAME(ktap_probe_api, ktap_probe, perf_config);
 KTAP_API_SAME(ktap_probe_api, ktap_probe, perf_sample);
 KTAP_API_SAME(ktap_probe_api, ktap_probe, perf_freq);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, perf_task);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, perf_counter);
 KTAP_API_SAME(ktap_probe_api, ktap_probe, nf_hook);
 KTAP_API_SAME(ktap_probe_api, ktap_probe, nf_pf);
 KTAP_API_SAME(ktap_probe_api, ktap_probe, nf_priority);

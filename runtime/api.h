@@ -150,6 +150,8 @@ struct ktap_probe_api {
 	u64 perf_config;
 	u64 perf_sample;
 	bool perf_freq;
+	bool perf_task;
+	const char *perf_counter;
 	int nf_hook;
 	int nf_pf;
 	int nf_priority;

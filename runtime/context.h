@@ -118,6 +118,9 @@ struct ktap_context;
  * @perf_config: perf: perf_event_attr.config
  * @perf_sample: perf: run the probe every this many events, or
  * @perf_freq: ... this many times a second
+ * @perf_task: perf: count the target process only (.process), not every CPU
+ * @perf_counter: perf: .counter("NAME"): a counter @perf("NAME") reads,
+ *	which runs no handler (its name has no quote or backslash)
  * @nf_hook: netfilter: the hook number (NF_INET_LOCAL_IN, ...)
  * @nf_pf: netfilter: the protocol family (NFPROTO_IPV4, ...)
  * @nf_priority: netfilter: the hook's priority
@@ -156,6 +159,8 @@ struct ktap_probe {
 	u64 perf_config;
 	u64 perf_sample;
 	bool perf_freq;
+	bool perf_task;
+	const char *perf_counter;
 	int nf_hook;
 	int nf_pf;
 	int nf_priority;

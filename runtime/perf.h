@@ -9,6 +9,11 @@
  * switch, the cpu_clock hrtimer); a hardware one in the PMU's NMI, where
  * ktap_enter() skips it (and counts it), as for any probe hit in NMI.
  * CPUs brought online later are not counted.
+ *
+ * .process makes one counter instead, on the target process (-c, -x),
+ * inherited by the tasks it makes afterwards. .counter("NAME") is such a
+ * counter, not inherited, with no handler: @perf("NAME") reads it
+ * (ktap_perf_read()).
  */
 #ifndef _KTAP_PERF_H
 #define _KTAP_PERF_H
@@ -22,8 +27,51 @@
  */
 struct ktap_perf {
 	const struct ktap_probe *probe;
+	struct ktap_perf *next_counter;
 	struct perf_event *events[];
 };
+
+/* the armed .counter probes, for ktap_perf_read(); changed only while
+ * the probes are armed and disarmed, when no handler runs */
+static struct ktap_perf *ktap_perf_counters;
+
+static void ktap_perf_forget(struct ktap_perf *kp)
+{
+	struct ktap_perf **p;
+
+	for (p = &ktap_perf_counters; *p; p = &(*p)->next_counter)
+		if (*p == kp) {
+			*p = kp->next_counter;
+			return;
+		}
+}
+
+/**
+ * ktap_perf_read() - the value of a .counter("NAME") probe's counter
+ * @name: the NAME
+ * @value: where the count goes
+ *
+ * The count the event holds: a software event (page faults, context
+ * switches) adds to it as it happens, so it is exact; a hardware or
+ * clock event is brought up to date when the target is switched out.
+ * A probe cannot wait for the exact read (perf_event_read_value()
+ * sleeps).
+ *
+ * Return: 0, or -ENOENT when no armed counter has that name.
+ */
+static int ktap_perf_read(const char *name, s64 *value)
+{
+	struct ktap_perf *kp;
+	for (kp = ktap_perf_counters; kp; kp = kp->next_counter) {
+		struct perf_event *e = kp->events[0];
+
+		if (strcmp(kp->probe->perf_counter, name) != 0 || !e)
+			continue;
+		*value = local64_read(&e->count) + atomic64_read(&e->child_count);
+		return 0;
+	}
+	return -ENOENT;
+}
 
 static void ktap_perf_overflow(struct perf_event *event,
 			       struct perf_sample_data *data, struct pt_regs *regs)
@@ -48,11 +96,57 @@ static void ktap_perf_stop(struct ktap_perf **kpp)
 
 	if (!kp)
 		return;
+	ktap_perf_forget(kp);
+	if (kp->probe->perf_task) {
+		if (kp->events[0])
+			perf_event_release_kernel(kp->events[0]);
+		kfree(kp);
+		*kpp = NULL;
+		return;
+	}
 	for_each_possible_cpu(cpu)
 		if (kp->events[cpu])
 			perf_event_release_kernel(kp->events[cpu]);
 	kfree(kp);
 	*kpp = NULL;
+}
+
+/**
+ * ktap_perf_start_task() - make a .process or .counter probe's counter
+ * @kp: its counters, events[0] to be made
+ * @attr: the event
+ *
+ * Return: 0, or -ESRCH without a target process, or the kernel's errno.
+ */
+static int ktap_perf_start_task(struct ktap_perf *kp, struct perf_event_attr *attr)
+{
+	struct pid *pid = ktap_target > 0 ? find_get_pid(ktap_target) : NULL;
+	struct task_struct *task = pid ? get_pid_task(pid, PIDTYPE_PID) : NULL;
+	struct perf_event *e;
+
+	put_pid(pid);
+	if (!task) {
+		__ktap_ctl_send(KTAP_CTL_FINAL, KTAP_MSG_ERROR " %s counts the target process: "
+				"run with -c CMD or -x PID", kp->probe->pp);
+		return -ESRCH;
+	}
+	if (kp->probe->perf_counter) {
+		attr->sample_period = 0;
+		attr->freq = 0;
+	} else {
+		attr->inherit = 1;
+	}
+	e = perf_event_create_kernel_counter(attr, -1, task, kp->probe->perf_counter ? NULL :
+					     ktap_perf_overflow, kp->probe->perf_counter ? NULL : kp);
+	put_task_struct(task);
+	if (IS_ERR(e))
+		return PTR_ERR(e);
+	kp->events[0] = e;
+	if (kp->probe->perf_counter) {
+		kp->next_counter = ktap_perf_counters;
+		ktap_perf_counters = kp;
+	}
+	return 0;
 }
 
 /**
@@ -82,6 +176,13 @@ static int ktap_perf_start(struct ktap_perf **kpp, const struct ktap_probe *prob
 		return -ENOMEM;
 	kp->probe = probe;
 	*kpp = kp;
+	if (probe->perf_task) {
+		attr.pinned = 0;
+		ret = ktap_perf_start_task(kp, &attr);
+		if (ret)
+			ktap_perf_stop(kpp);
+		return ret;
+	}
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
 		struct perf_event *e;

@@ -587,6 +587,21 @@ static int check_loadable(const struct cache *c, const struct options *opt)
 	return 0;
 }
 
+/* the warnings the passes a hit skips gave when the entry was made
+ * (diag_messages()), said again: a script that reads a variable no alias
+ * sets is told so on every run, not only the first */
+static void say_messages_again(const struct cache *c)
+{
+	char *path = xasprintf("%s/messages", c->entry), *text;
+	struct stat st;
+
+	if (diag_no_warnings || lstat(path, &st) < 0 || not_private(&st, false))
+		return;
+	text = read_whole_file(path, NULL);
+	if (text)
+		fputs(text, stderr);
+}
+
 int cache_fetch(struct cache *c, const struct options *opt, char **ko_path)
 {
 	char *dest;
@@ -624,6 +639,7 @@ int cache_fetch(struct cache *c, const struct options *opt, char **ko_path)
 		*ko_path = c->ko;
 	}
 	say(c, "Cache hit: %s (%.0f ms), passes 1-4 skipped", c->entry, ms_since(c->t0));
+	say_messages_again(c);
 	return 1;
 }
 
@@ -790,7 +806,9 @@ void cache_store(struct cache *c, const char *ko, const struct program *prog)
 		return;
 	}
 	if (store_module(ko, xasprintf("%s/%s.ko", tmp, prog->module_name), &manifest) < 0 ||
-	    write_new_file(xasprintf("%s/manifest", tmp), manifest, strlen(manifest), 0600) < 0) {
+	    write_new_file(xasprintf("%s/manifest", tmp), manifest, strlen(manifest), 0600) < 0 ||
+	    (*diag_messages() && write_new_file(xasprintf("%s/messages", tmp), diag_messages(),
+						 strlen(diag_messages()), 0600) < 0)) {
 		fprintf(stderr, "ktap: warning: cannot store the module in the cache: %s\n",
 			strerror(errno));
 		remove_flat_dir(tmp);

@@ -266,6 +266,48 @@ void check_probe_conditions(struct resolver *r)
 				check_condition(cp->cond);
 }
 
+/* ---- @perf("NAME") and the perf .counter("NAME") probes ---- */
+
+struct perf_query {
+	const struct program *prog;
+};
+
+/* does a probe of the script keep the counter? */
+static bool has_counter(const struct program *prog, const char *name)
+{
+	const struct concrete_point *cp;
+	int i;
+
+	for (i = 0; i < prog->nprobes; i++)
+		for (cp = prog->probes[i]->points; cp; cp = cp->next)
+			if (cp->kind == PK_PERF && cp->perf_counter && !strcmp(cp->perf_counter, name))
+				return true;
+	return false;
+}
+
+/* @perf compiles to __perf_counter_value("NAME") (parser.c) */
+static bool perf_visit(struct expr *e, void *arg)
+{
+	const struct perf_query *q = arg;
+
+	if (e->kind == EX_CALL && !strcmp(e->str, "__perf_counter_value") && e->nargs == 1 &&
+	    e->args[0]->kind == EX_STRING && !has_counter(q->prog, e->args[0]->str))
+		diag_error(&e->loc, "@perf(\"%s\"): the script has no perf probe with "
+			   ".counter(\"%s\")", e->args[0]->str, e->args[0]->str);
+	return true;
+}
+
+void check_perf_counters(struct resolver *r)
+{
+	const struct perf_query q = { r->prog };
+	int i;
+
+	for (i = 0; i < r->prog->nprobes; i++)
+		ast_walk_stmt(r->prog->probes[i]->body, perf_visit, (void *)&q);
+	for (i = 0; i < r->prog->nfunctions; i++)
+		ast_walk_stmt(r->prog->functions[i]->body, perf_visit, (void *)&q);
+}
+
 /* ---- points the kernel would refuse ---- */
 
 static const char *refusal(const struct concrete_point *cp)

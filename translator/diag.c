@@ -7,6 +7,10 @@
  * Every error is counted and passes keep going, so one run reports all
  * of them. The caret line copies the tabs of the source line so it lines
  * up whatever the terminal's tab width.
+ *
+ * What is said is also kept (diag_messages()): a module the cache stores
+ * keeps its script's warnings, which a hit says again, since it skips
+ * the passes that found them.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +22,7 @@ bool diag_warnings_are_errors;
 
 static int nerrors;
 static FILE *stream;	/* where messages go; NULL = stderr */
+static struct strbuf said_text;	/* everything said, for diag_messages() */
 
 /* send messages to f (the fuzzer: /dev/null) */
 void diag_set_stream(FILE *f)
@@ -28,6 +33,11 @@ void diag_set_stream(FILE *f)
 static FILE *out(void)
 {
 	return stream ? stream : stderr;
+}
+
+const char *diag_messages(void)
+{
+	return said_text.buf ? said_text.buf : "";
 }
 
 int diag_error_count(void)
@@ -57,6 +67,8 @@ void diag_reset(void)
 	last_line = 0;
 	nshown = 0;
 	nerrors = 0;
+	xfree(said_text.buf);
+	said_text = (struct strbuf){ 0 };
 }
 
 /* The start of line `line` (1-based) in src, or NULL. Errors mostly
@@ -141,8 +153,34 @@ bool diag_said_before(const struct srcloc *loc, const char *what)
  * rest are counted but not shown. */
 #define MAX_MESSAGES 1000
 
+static void say_message(const struct srcloc *loc, const char *label,
+			const char *fmt, va_list ap);
+
+/* one message, to the stream and kept: written to memory first, as
+ * show_source_line() writes to out() too */
 static void report(const struct srcloc *loc, const char *label,
 		   const char *fmt, va_list ap)
+{
+	FILE *saved = stream, *real = out(), *mem;
+	char *text = NULL;
+	size_t len = 0;
+
+	mem = open_memstream(&text, &len);
+	if (!mem) {
+		say_message(loc, label, fmt, ap);
+		return;
+	}
+	stream = mem;
+	say_message(loc, label, fmt, ap);
+	stream = saved;
+	fclose(mem);
+	fputs(text, real);
+	sb_puts(&said_text, text);
+	free(text);
+}
+
+static void say_message(const struct srcloc *loc, const char *label,
+			const char *fmt, va_list ap)
 {
 	char *msg;
 

@@ -2631,6 +2631,10 @@ static void emit_probe_table(struct emitter *em, struct strbuf *out)
 					  (unsigned long long)cp->perf_config,
 					  (unsigned long long)cp->perf_sample,
 					  cp->perf_freq ? ", .perf_freq = true" : "");
+			if (cp->kind == PK_PERF && cp->perf_task)
+				sb_puts(out, ", .perf_task = true");
+			if (cp->kind == PK_PERF && cp->perf_counter)
+				sb_printf(out, ", .perf_counter = \"%s\"", cp->perf_counter);
 			if (cp->kind == PK_HWBKPT)
 				sb_printf(out, ", .bp_len = %d, .bp_type = %d", cp->bp_len,
 					  cp->bp_type);

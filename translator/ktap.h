@@ -79,6 +79,8 @@ void diag_reset(void);				/* count from zero again */
  * once, however often an alias expands the body) */
 bool diag_said_before(const struct srcloc *loc, const char *what);
 void diag_set_stream(FILE *f);			/* default stderr */
+const char *diag_messages(void);		/* all said so far ("" if none), for
+						 * the cache to say again on a hit */
 extern bool diag_no_warnings;			/* -w */
 extern bool diag_warnings_are_errors;		/* -W */
 const char *diag_closest(const char *word, const char *const *candidates,

@@ -638,6 +638,18 @@ static struct expr *kderef_op(struct parser *p, struct token *t)
 	return call_of(t, readers[size->num], &addr, 1);
 }
 
+/* '@perf' '(' string ')': the value of the perf counter that a
+ * perf.*.counter("NAME") probe of the script makes (tapsets/perf.stp) */
+static struct expr *perf_op(struct parser *p, struct token *t)
+{
+	expect(p, '(', "after @perf");
+	struct token *n = p->tok;
+	struct expr *name = new_expr(EX_STRING, n);
+	name->str = expect_string(p, "the counter's name string");
+	expect(p, ')', "to close @perf");
+	return call_of(t, "__perf_counter_value", &name, 1);
+}
+
 /* '@kregister' '(' number ')': the probe's saved register of that DWARF
  * number (x86-64: 0 rax, 1 rdx, 2 rcx, 3 rbx, 4 rsi, 5 rdi, 6 rbp,
  * 7 rsp, 8-15 r8-r15, 16 rip) */
@@ -673,7 +685,7 @@ static const char *const at_ops[] = {"count", "sum", "min", "max", "avg",
  * not answered with a did-you-mean to an unrelated one */
 static bool is_stap_only_at_op(const char *name)
 {
-	static const char *const ops[] = {"uderef", "uregister", "perf", "usymfileline",
+	static const char *const ops[] = {"uderef", "uregister", "usymfileline",
 					  "json_output_data_start", "json_output_data_end",
 					  "json_output_string_value", "json_output_numeric_value",
 					  "json_output_array_string_value",
@@ -737,6 +749,8 @@ static struct expr *at_op(struct parser *p)
 		return sizeof_op(p, t, n[5] == 'm');
 	if (strcmp(n, "kregister") == 0)
 		return kregister_op(p, t);
+	if (strcmp(n, "perf") == 0)
+		return perf_op(p, t);
 	if (is_stap_only_at_op(n))
 		syntax_error_at(p, t, "'@%s' is not supported by ktap", n);
 	const char *near = diag_closest(n, at_ops,

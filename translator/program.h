@@ -87,6 +87,8 @@ struct concrete_point {
 	uint64_t perf_config;
 	uint64_t perf_sample;		/* ... sample period (frequency if */
 	bool perf_freq;			/* ... perf_freq) */
+	bool perf_task;			/* ... only the target process (.process) */
+	const char *perf_counter;	/* ... .counter("NAME"): read by @perf */
 	int nf_hook, nf_pf, nf_priority;	/* netfilter: nf_hook_ops' */
 	int bp_len, bp_type;		/* kernel.data at address (symbol): bytes,
 					 * HW_BREAKPOINT_W or _RW */

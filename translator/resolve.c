@@ -1116,6 +1116,7 @@ struct program *resolve_program(struct file *user, struct options *opt)
 	types_infer(&r);
 	check_foreach_changes(&r);
 	check_probe_conditions(&r);
+	check_perf_counters(&r);
 	if (diag_error_count())
 		return NULL;
 	if (!opt->unoptimized)		/* -u: every assignment stays */

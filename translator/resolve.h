@@ -58,6 +58,7 @@ void elide_unused(struct resolver *r);
 void check_global_settings(struct resolver *r);
 void check_foreach_changes(struct resolver *r);
 void check_probe_conditions(struct resolver *r);
+void check_perf_counters(struct resolver *r);	/* @perf names a .counter probe */
 bool check_refused_points(const struct probe_point *pp, struct concrete_point *first,
 			  bool optional);	/* false: none of them can be armed */
 

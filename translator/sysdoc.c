@@ -14,9 +14,14 @@
  * and the base is one of the call's arguments: the kernel's parameter of
  * that name, or, where SystemTap names it otherwise (accept's sockfd is
  * the kernel's fd; socket's arguments have no names in the headers), the
- * position given below. A name this cannot give a value is not set, and
- * the warning for reading it says it is documented but not computed
- * (resolve's warning, alias_vars_note()): never a silent 0.
+ * position given below. A BASE_str of a structure the argument points to
+ * is decoded from user memory by a tapset function (struct_decoders,
+ * tapsets/syscall_decoders.stp); a name that is no argument in one of
+ * these forms (pipe0, utime's actime, sethostname's name_str of len
+ * bytes) is spelled out whole (specials). A name this cannot give a
+ * value is not set, and the warning for reading it says it is documented
+ * but not computed (resolve's warning, alias_vars_note()): never a
+ * silent 0.
  */
 #include <string.h>
 
@@ -203,6 +208,8 @@ static const char *const positions[][2] = {
 	{ "reboot", "magic=1 magic2=2 flag=3 arg=4" },
 	{ "io_getevents", "ctx_id=1 min_nr=2 nr=3 events=4 timeout=5" },
 	{ "rt_sigtimedwait", "uthese=1 uinfo=2 uts=3 sigsetsize=4" },
+	{ "pivot_root", "new_root=1 old_root=2" }, { "rt_sigqueueinfo", "siginfo=3" },
+	{ "io_getevents", "time=5" }, { "adjtimex", "buf=1" }, { "perf_event_open", "attr=1" },
 };
 
 /* what a BASE_str is made of, by the base (and, where the same base means
@@ -264,6 +271,52 @@ static const char *const decoders[][3] = {
 	{ "utimensat", "tsp", "_sc_timespec_str" }, { "io_getevents", "time", "_sc_timespec_str" },
 	{ "semtimedop", "timeout", "_sc_timespec_str" }, { "recvmmsg", "timeout", "_sc_timespec_str" },
 	{ "rt_sigtimedwait", "uts", "_sc_timespec_str" },
+	{ "shmat", "shmflg", "_sc_shmat_flags_str" },
+	{ "msgsnd", "msgflg", "_sc_msg_ipc_flags_str" }, { "msgrcv", "msgflg", "_sc_msg_ipc_flags_str" },
+	{ "setsockopt", "level", "_sc_sockopt_level_str" },
+	{ "getsockopt", "level", "_sc_sockopt_level_str" },
+	{ "setpriority", "which", "_sc_prio_which_str" },
+	{ "sched_setscheduler", "policy", "_sc_sched_policy_str" },
+	{ "sched_get_priority_max", "policy", "_sc_sched_policy_str" },
+	{ "sched_get_priority_min", "policy", "_sc_sched_policy_str" },
+	{ "mknod", "mode", "_sc_file_mode_str" }, { "mknodat", "mode", "_sc_file_mode_str" },
+	{ "swapon", "swapflags", "_sc_swapon_flags_str" },
+	{ "reboot", "magic", "_sc_reboot_magic_str" }, { "reboot", "magic2", "_sc_reboot_magic2_str" },
+	{ "reboot", "flag", "_sc_reboot_cmd_str" },
+	{ "delete_module", "flags", "_sc_delete_module_flags_str" },
+	{ "quotactl", "cmd", "_sc_quotactl_cmd_str" },
+	{ "setxattr", "flags", "_sc_xattr_flags_str" }, { "lsetxattr", "flags", "_sc_xattr_flags_str" },
+	{ "fsetxattr", "flags", "_sc_xattr_flags_str" },
+	{ "remap_file_pages", "flags", "_mmap_flags_str" },
+	{ "mbind", "flags", "_sc_mpol_mf_flags_str" }, { "mbind", "mode", "_sc_mempolicy_mode_str" },
+	{ "set_mempolicy", "mode", "_sc_mempolicy_mode_str" },
+	{ "get_mempolicy", "flags", "_sc_get_mempolicy_flags_str" },
+	{ "mq_open", "oflag", "_open_flags_str" },
+	{ "kexec_load", "flags", "_sc_kexec_load_flags_str" },
+	{ "kexec_file_load", "flags", "_sc_kexec_file_flags_str" },
+	{ "waitid", "which", "_sc_waitid_which_str" },
+	{ "ioprio_set", "which", "_sc_ioprio_which_str" }, { "ioprio_get", "which", "_sc_ioprio_which_str" },
+	{ "ioprio_set", "ioprio", "_sc_ioprio_str" },
+	{ "inotify_add_watch", "mask", "_sc_inotify_mask_str" },
+	{ "unshare", "unshare_flags", "_sc_clone_flags_str" }, { "setns", "nstype", "_sc_clone_flags_str" },
+	{ "splice", "flags", "_sc_splice_flags_str" }, { "vmsplice", "flags", "_sc_splice_flags_str" },
+	{ "sync_file_range", "flags", "_sc_sync_file_range_flags_str" },
+	{ "move_pages", "flags", "_sc_mpol_mf_flags_str" },
+	{ "fallocate", "mode", "_sc_fallocate_mode_str" },
+	{ "perf_event_open", "flags", "_sc_perf_flags_str" },
+	{ "fanotify_init", "flags", "_sc_fanotify_init_flags_str" },
+	{ "fanotify_init", "event_f_flags", "_open_flags_str" },
+	{ "fanotify_mark", "flags", "_sc_fanotify_mark_flags_str" },
+	{ "fanotify_mark", "mask", "_sc_fanotify_mask_str" },
+	{ "open_by_handle_at", "flags", "_open_flags_str" },
+	{ "kcmp", "type", "_sc_kcmp_type_str" },
+	{ "finit_module", "flags", "_sc_finit_module_flags_str" },
+	{ "seccomp", "op", "_sc_seccomp_op_str" }, { "seccomp", "flags", "_sc_seccomp_flags_str" },
+	{ "bpf", "cmd", "_sc_bpf_cmd_str" }, { "userfaultfd", "flags", "_sc_userfaultfd_flags_str" },
+	{ "membarrier", "cmd", "_sc_membarrier_cmd_str" }, { "mlock2", "flags", "_sc_mlock2_flags_str" },
+	{ "preadv2", "flags", "_sc_rwf_flags_str" }, { "pwritev2", "flags", "_sc_rwf_flags_str" },
+	{ "pkey_alloc", "init_val", "_sc_pkey_rights_str" },
+	{ "memfd_secret", "flags", "_sc_fd_flags_str" },
 	{ "*", "prot", "_mmap_prot_str" },
 	{ "*", "sig", "_signal_name" },
 	{ "*", "clk_id", "_sc_clockid_str" }, { "*", "clockid", "_sc_clockid_str" },
@@ -271,6 +324,71 @@ static const char *const decoders[][3] = {
 	{ "*", "newdfd", "_dfd_str" }, { "*", "olddirfd", "_dfd_str" },
 	{ "*", "newdirfd", "_dfd_str" }, { "*", "mount_dfd", "_dfd_str" },
 };
+
+/* a BASE_str that is the structure the argument points to, read from
+ * user memory (tapsets/syscall_decoders.stp); also _sc_timespec_str,
+ * _sc_timeval_str and _sc_sigset_str of the table above */
+static const char *const struct_decoders[][3] = {
+	{ "rt_sigaction", "act", "_sc_sigaction_str" },
+	{ "setitimer", "value", "_sc_timeval_pair_str" },
+	{ "timer_settime", "value", "_sc_itimerspec_str" },
+	{ "timerfd_settime", "value", "_sc_itimerspec_str" },
+	{ "sysinfo", "info", "_sc_sysinfo_str" }, { "times", "buf", "_sc_tms_str" },
+	{ "rt_sigtimedwait", "uinfo", "_sc_siginfo_str" },
+	{ "rt_sigqueueinfo", "siginfo", "_sc_siginfo_str" },
+	{ "rt_tgsigqueueinfo", "uinfo", "_sc_siginfo_str" },
+	{ "sigaltstack", "uss", "_sc_stack_t_str" },
+	{ "setrlimit", "rlim", "_sc_rlimit_struct_str" },
+	{ "prlimit64", "new_rlim", "_sc_rlimit_struct_str" },
+	{ "settimeofday", "tv", "_sc_timeval_str" }, { "settimeofday", "tz", "_sc_timezone_str" },
+	{ "clock_settime", "tp", "_sc_timespec_str" },
+	{ "utimes", "tvp", "_sc_timeval_pair_str" }, { "futimesat", "tvp", "_sc_timeval_pair_str" },
+	{ "adjtimex", "buf", "_sc_timex_str" }, { "clock_adjtime", "tx", "_sc_timex_str" },
+	{ "sched_setattr", "sched_attr", "_sc_sched_attr_str" },
+	{ "sched_getattr", "sched_attr", "_sc_sched_attr_str" },
+};
+
+/* documented variables that are no one argument in one of the forms
+ * above, by the documented probe: the whole expression */
+static const char *const specials[][3] = {
+	/* the two descriptors of the array (at entry, what it holds before
+	 * the call fills it in) */
+	{ "pipe", "pipe0", "user_int(__sc_arg(1))" }, { "pipe", "pipe1", "user_int(__sc_arg(1) + 4)" },
+	/* struct utimbuf: access and modification time; 0 for no buffer */
+	{ "utime", "actime", "__sc_arg(2) ? user_long(__sc_arg(2)) : 0" },
+	{ "utime", "modtime", "__sc_arg(2) ? user_long(__sc_arg(2) + 8) : 0" },
+	/* a name of len bytes, not NUL-terminated */
+	{ "sethostname", "name_str", "string_quoted(user_string_n(__sc_arg(1), __sc_int(2)))" },
+	{ "sethostname", "name_str_unquoted", "user_string_n(__sc_arg(1), __sc_int(2))" },
+	{ "setdomainname", "domainname_str", "string_quoted(user_string_n(__sc_arg(1), __sc_int(2)))" },
+	{ "setdomainname", "domainname_str_unquoted", "user_string_n(__sc_arg(1), __sc_int(2))" },
+	/* the value's size bytes */
+	{ "setxattr", "value_str", "_sc_buf_str(__sc_arg(3), __sc_arg(4))" },
+	{ "lsetxattr", "value_str", "_sc_buf_str(__sc_arg(3), __sc_arg(4))" },
+	{ "fsetxattr", "value_str", "_sc_buf_str(__sc_arg(3), __sc_arg(4))" },
+	/* System V IPC: the kernel's shmget names its flags "flag" */
+	{ "shmget", "shmflg", "__sc_int(3)" },
+	{ "shmget", "shmflg_str", "_sc_ipc_flags_str(__sc_int(3), 1)" },
+	{ "semget", "semflg_str", "_sc_ipc_flags_str(__sc_int(3), 0)" },
+	{ "msgget", "msgflg_str", "_sc_ipc_flags_str(__sc_int(2), 0)" },
+	{ "semget", "key_str", "_sc_ipc_key_str(__sc_int(1))" },
+	{ "msgget", "key_str", "_sc_ipc_key_str(__sc_int(1))" },
+	{ "shmctl", "cmd_str", "_sc_ipc_cmd_str(\"shm\", __sc_int(2))" },
+	{ "semctl", "cmdstr", "_sc_ipc_cmd_str(\"sem\", __sc_int(3))" },
+	{ "msgctl", "cmd_str", "_sc_ipc_cmd_str(\"msg\", __sc_int(2))" },
+	/* an option's name depends on its level */
+	{ "setsockopt", "optname_str", "_sc_sockopt_name_str(__sc_int(2), __sc_int(3))" },
+	{ "getsockopt", "optname_str", "_sc_sockopt_name_str(__sc_int(2), __sc_int(3))" },
+};
+
+static const char *table_lookup(const char *const (*t)[3], size_t n, const char *probe,
+				const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(t[i][0], probe) == 0 && strcmp(t[i][1], key) == 0)
+			return t[i][2];
+	return NULL;
+}
 
 const char *sysdoc_probe_name(const char *call)
 {
@@ -413,6 +531,8 @@ static char *expression(const char *call, const char *var, const struct sysdoc_a
 	char *raw, *unquoted;
 	bool is_string;
 
+	if ((fn = table_lookup(specials, sizeof(specials) / sizeof(specials[0]), probe, var)))
+		return xstrdup(fn);
 	if (strncmp(var, "uaddr_", 6) == 0 || strcmp(var, "to_str") == 0)
 		return sockaddr_expression(probe, var);
 	if (pos == 0)
@@ -448,6 +568,9 @@ static char *expression(const char *call, const char *var, const struct sysdoc_a
 		if ((strcmp(probe, "execve") == 0 || strcmp(probe, "execveat") == 0) &&
 		    strcmp(base, "env") == 0)
 			return xasprintf("_sc_envp_str(%s)", raw);
+		if ((fn = table_lookup(struct_decoders,
+				       sizeof(struct_decoders) / sizeof(struct_decoders[0]), probe, base)))
+			return xasprintf("%s(%s)", fn, raw);
 		if ((fn = decoder(probe, base))) {
 			if (strcmp(fn, "_sc_buf_str") == 0)
 				return xasprintf("%s(%s, __sc_arg(3))", fn, raw);

@@ -7,7 +7,9 @@
  * moved to fixed numbers (100...), and paths are under /tmp/ktapsv, so
  * each probe can pick the one call it is about. The symbolic names are
  * made here from the C library's own constants, independently of ktap's
- * decoders. GROUP is "files", "mem" or "proc". */
+ * decoders. GROUP is "files", "mem", "proc" or "decoded" (the flags,
+ * commands and structures of the rarer calls; several of them fail on
+ * purpose, after the probe at entry saw their arguments). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -32,7 +34,25 @@
 #include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/resource.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
+#include <sys/sysmacros.h>
+#include <sys/timex.h>
+#include <sys/xattr.h>
 #include <linux/futex.h>
+#include <linux/reboot.h>
+#include <linux/seccomp.h>
+#include <linux/membarrier.h>
+#include <linux/kcmp.h>
+#include <linux/bpf.h>
+#include <sys/quota.h>
+#include <sys/swap.h>
+#include <sys/inotify.h>
+#include <sys/timerfd.h>
+#include <utime.h>
 
 #define DIR "/tmp/ktapsv"
 
@@ -318,6 +338,217 @@ static void proc(void)
 	printf("guest wait4nohang.options_str %s\n", bits(wait_bits, WNOHANG));
 }
 
+/* linux/sched/types.h's, whose struct sched_param clashes with sched.h's */
+struct sched_attr {
+	unsigned int size, sched_policy;
+	unsigned long long sched_flags;
+	int sched_nice;
+	unsigned int sched_priority;
+	unsigned long long sched_runtime, sched_deadline, sched_period;
+	unsigned int sched_util_min, sched_util_max;
+};
+
+static const struct bit inotify_bits[] = { BIT(IN_CREATE), BIT(IN_DELETE), { 0, NULL } };
+static const struct bit falloc_bits[] = { BIT(FALLOC_FL_KEEP_SIZE), { 0, NULL } };
+static const struct bit rwf_bits[] = { BIT(RWF_HIPRI), BIT(RWF_NOWAIT), { 0, NULL } };
+
+static void sysv_ipc(void)
+{
+	struct { long mtype; char text[8]; } m = { 1, "ping" };
+	int id;
+
+	id = syscall(SYS_shmget, IPC_PRIVATE, 4096, IPC_CREAT | 0600);
+	printf("guest shmget.shmflg %d\nguest shmget.shmflg_str IPC_CREAT|0600\n", IPC_CREAT | 0600);
+	syscall(SYS_shmat, id, NULL, SHM_RDONLY);
+	printf("guest shmat.shmflg_str SHM_RDONLY\n");
+	syscall(SYS_shmctl, id, IPC_RMID, NULL);
+	printf("guest shmctl.cmd_str IPC_RMID\n");
+	id = syscall(SYS_semget, IPC_PRIVATE, 1, IPC_CREAT | IPC_EXCL | 0640);
+	printf("guest semget.key_str IPC_PRIVATE\nguest semget.semflg_str IPC_CREAT|IPC_EXCL|0640\n");
+	syscall(SYS_semctl, id, 0, GETVAL, 0);
+	printf("guest semctl.cmdstr GETVAL\n");
+	syscall(SYS_semctl, id, 0, IPC_RMID, 0);
+	id = syscall(SYS_msgget, 1234, IPC_CREAT | 0600);
+	printf("guest msgget.key_str 1234\nguest msgget.msgflg_str IPC_CREAT|0600\n");
+	syscall(SYS_msgsnd, id, &m, 4, IPC_NOWAIT);
+	printf("guest msgsnd.msgflg_str IPC_NOWAIT\n");
+	syscall(SYS_msgrcv, id, &m, 8, 0L, IPC_NOWAIT | MSG_NOERROR);
+	printf("guest msgrcv.msgflg_str IPC_NOWAIT|MSG_NOERROR\n");
+	syscall(SYS_msgctl, id, IPC_STAT, NULL);
+	printf("guest msgctl.cmd_str IPC_STAT\n");
+	syscall(SYS_msgctl, id, IPC_RMID, NULL);
+}
+
+static void decoded_signals(void)
+{
+	struct { unsigned long handler, flags, restorer, mask; } act = {
+		(unsigned long)SIG_IGN, SA_RESTART, 0, 1UL << (SIGINT - 1) };
+	siginfo_t si = { 0 };
+	stack_t ss = { 0 };
+	static char altstack[65536];
+
+	syscall(SYS_rt_sigaction, SIGUSR2, &act, NULL, 8);
+	printf("guest rt_sigaction.act_str {SIG_IGN, SA_RESTART, 0x0, [SIGINT]}\n");
+	signal(SIGUSR1, SIG_IGN);
+	si.si_signo = SIGUSR1;
+	si.si_code = SI_QUEUE;
+	si.si_pid = getpid();
+	si.si_uid = getuid();
+	syscall(SYS_rt_sigqueueinfo, getpid(), SIGUSR1, &si);
+	printf("guest rt_sigqueueinfo.siginfo_str {si_signo=SIGUSR1, si_errno=0, si_code=SI_QUEUE, "
+	       "si_pid=%d, si_uid=%d}\n", getpid(), getuid());
+	ss.ss_sp = altstack;
+	ss.ss_size = sizeof(altstack);
+	syscall(SYS_sigaltstack, &ss, NULL);
+	printf("guest sigaltstack.uss_str {ss_sp=%p, ss_flags=0, ss_size=%zu}\n", altstack,
+	       sizeof(altstack));
+}
+
+static void decoded_time(int fd)
+{
+	struct itimerval itv = { { 0, 0 }, { 5, 250 } }, off = { 0 };
+	struct itimerspec its = { { 1, 2 }, { 100, 0 } };
+	struct timeval tv = { 5, 2000000 }, tvp[2] = { { 10, 1 }, { 20, 2 } };
+	struct timezone tz = { -60, 0 };
+	struct timespec ts = { 1, 5 };
+	struct timex tx = { 0 };
+	struct utimbuf ub = { 1000, 2000 };
+	int tfd;
+
+	syscall(SYS_setitimer, ITIMER_VIRTUAL, &itv, NULL);
+	printf("guest setitimer.value_str [0.000000, 5.000250]\n");
+	syscall(SYS_setitimer, ITIMER_VIRTUAL, &off, NULL);
+	tfd = syscall(SYS_timerfd_create, CLOCK_MONOTONIC, 0);
+	syscall(SYS_timerfd_settime, tfd, 0, &its, NULL);
+	printf("guest timerfd_settime.value_str [1.000000002, 100.000000000]\n");
+	close(tfd);
+	/* an invalid timeval: EINVAL before anything is set */
+	syscall(SYS_settimeofday, &tv, &tz);
+	printf("guest settimeofday.tv_str [5.2000000]\nguest settimeofday.tz_str [-60, 0]\n");
+	/* the monotonic clock cannot be set: EINVAL */
+	syscall(SYS_clock_settime, CLOCK_MONOTONIC, &ts);
+	printf("guest clock_settime.tp_uaddr_str [1.000000005]\n");
+	/* modes 0 only reads the clock's state */
+	syscall(SYS_adjtimex, &tx);
+	printf("guest adjtimex.buf_uaddr %#lx\nguest adjtimex.buf_str {modes=0, offset=0, freq=0, "
+	       "maxerror=0, esterror=0, status=0, constant=0, precision=0, tolerance=0, "
+	       "time=[0.000000], tick=0}\n", (unsigned long)&tx);
+	/* no AIO context 0: EINVAL */
+	syscall(SYS_io_getevents, 0L, 1L, 1L, NULL, &ts);
+	printf("guest io_getevents.timestr [1.000000005]\n");
+	syscall(SYS_utime, DIR "/d1", &ub);
+	printf("guest utime.actime 1000\nguest utime.modtime 2000\n");
+	syscall(SYS_utimes, DIR "/d1", tvp);
+	printf("guest utimes.tvp_uaddr_str [10.000001, 20.000002]\n");
+	(void)fd;
+}
+
+static void decoded_files(void)
+{
+	struct iovec iov = { NULL, 0 };
+	char buf[16];
+	int fd, in;
+
+	mkdir(DIR, 0755);
+	fd = at(syscall(SYS_openat, AT_FDCWD, DIR "/d1", O_RDWR | O_CREAT | O_TRUNC, 0644), 120);
+	syscall(SYS_fallocate, fd, FALLOC_FL_KEEP_SIZE, 0L, 4096L);
+	printf("guest fallocate.mode_str %s\n", bits(falloc_bits, FALLOC_FL_KEEP_SIZE));
+	syscall(SYS_sync_file_range, fd, 0L, 0L, SYNC_FILE_RANGE_WRITE);
+	printf("guest sync_file_range.flags_str SYNC_FILE_RANGE_WRITE\n");
+	iov.iov_base = buf;
+	iov.iov_len = sizeof(buf);
+	syscall(SYS_preadv2, fd, &iov, 1, 0L, 0L, RWF_HIPRI);
+	printf("guest preadv2.flags_str %s\n", bits(rwf_bits, RWF_HIPRI));
+	/* tmpfs has no user.* attributes in 6.1: the call fails */
+	syscall(SYS_setxattr, DIR "/d1", "user.k", "abc", 3L, XATTR_CREATE);
+	printf("guest setxattr.value_str \"abc\"\nguest setxattr.flags_str XATTR_CREATE\n");
+	unlink(DIR "/fifo");
+	syscall(SYS_mknod, DIR "/fifo", S_IFIFO | 0644, 0L);
+	printf("guest mknod.mode_str S_IFIFO|%#o\n", 0644);
+	unlink(DIR "/fifo");
+	in = at(syscall(SYS_inotify_init1, IN_CLOEXEC), 121);
+	syscall(SYS_inotify_add_watch, in, DIR, IN_CREATE | IN_DELETE);
+	printf("guest inotify_add_watch.mask_str %s\n", bits(inotify_bits, IN_CREATE | IN_DELETE));
+	close(in);
+	decoded_time(fd);
+	close(fd);
+	/* fails: the path does not exist (and it is no swap file) */
+	syscall(SYS_swapon, DIR "/noswap", SWAP_FLAG_PREFER | 5);
+	printf("guest swapon.swapflags_str SWAP_FLAG_PREFER|5\n");
+	syscall(SYS_quotactl, QCMD(Q_GETQUOTA, USRQUOTA), DIR "/noquota", 0, buf);
+	printf("guest quotactl.cmd_str Q_GETQUOTA|USRQUOTA\n");
+}
+
+static void decoded_proc(void)
+{
+	struct rlimit rl;
+	struct sched_attr attr = { .size = sizeof(attr), .sched_policy = SCHED_OTHER };
+	unsigned int action = SECCOMP_RET_KILL_PROCESS;
+	union bpf_attr battr = { 0 };
+	char host[64];
+
+	syscall(SYS_setpriority, PRIO_PROCESS, 0, 0);
+	printf("guest setpriority.which_str PRIO_PROCESS\n");
+	syscall(SYS_sched_get_priority_max, SCHED_FIFO);
+	printf("guest sched_get_priority_max.policy_str SCHED_FIFO\n");
+	syscall(SYS_sched_setattr, 0, &attr, 0);
+	printf("guest sched_setattr.sched_attr_str {size=%zu, sched_policy=SCHED_OTHER, sched_flags=0x0, "
+	       "sched_nice=0, sched_priority=0, sched_runtime=0, sched_deadline=0, sched_period=0}\n",
+	       sizeof(attr));
+	getrlimit(RLIMIT_CORE, &rl);
+	rl.rlim_cur = 0;
+	syscall(SYS_setrlimit, RLIMIT_CORE, &rl);
+	printf("guest setrlimit.rlim_str [0,%s]\n", rl.rlim_max == RLIM_INFINITY ? "RLIM_INFINITY" :
+	       "?");
+	syscall(SYS_prlimit64, 0, RLIMIT_CORE, &rl, NULL);
+	printf("guest prlimit64.new_rlim_str [0,%s]\n", rl.rlim_max == RLIM_INFINITY ?
+	       "RLIM_INFINITY" : "?");
+	syscall(SYS_ioprio_set, 1, 0, (2 << 13) | 4);	/* IOPRIO_WHO_PROCESS, class BE */
+	printf("guest ioprio_set.which_str IOPRIO_WHO_PROCESS\nguest ioprio_set.ioprio_str IOPRIO_CLASS_BE|4\n");
+	syscall(SYS_waitid, P_ALL, 0, NULL, WEXITED | WNOHANG, NULL);
+	printf("guest waitid.which_str P_ALL\n");
+	/* the magic numbers are checked first: a wrong second one is EINVAL */
+	syscall(SYS_reboot, LINUX_REBOOT_MAGIC1, 12345, LINUX_REBOOT_CMD_CAD_ON, NULL);
+	printf("guest reboot.magic_str LINUX_REBOOT_MAGIC1\nguest reboot.magic2_str %#x\n"
+	       "guest reboot.flag_str LINUX_REBOOT_CMD_CAD_ON\n", 12345);
+	/* a host name of its own, in a UTS namespace of its own */
+	syscall(SYS_unshare, CLONE_NEWUTS);
+	printf("guest unshare.unshare_flags_str CLONE_NEWUTS\n");
+	strcpy(host, "ktapsv-host");
+	syscall(SYS_sethostname, host, 6L);
+	printf("guest sethostname.name_str \"ktapsv\"\nguest sethostname.name_str_unquoted ktapsv\n");
+	syscall(SYS_setns, -1, CLONE_NEWNET);
+	printf("guest setns.nstype_str CLONE_NEWNET\n");
+	syscall(SYS_delete_module, "ktap_no_such_module", O_NONBLOCK);
+	printf("guest delete_module.flags_str O_NONBLOCK\n");
+	syscall(SYS_finit_module, -1, "", 2);	/* MODULE_INIT_IGNORE_VERMAGIC */
+	printf("guest finit_module.flags_str MODULE_INIT_IGNORE_VERMAGIC\n");
+	syscall(SYS_kcmp, getpid(), getpid(), KCMP_VM, 0L, 0L);
+	printf("guest kcmp.type_str KCMP_VM\n");
+	syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action);
+	printf("guest seccomp.op_str SECCOMP_GET_ACTION_AVAIL\n");
+	syscall(SYS_bpf, BPF_PROG_GET_NEXT_ID, &battr, sizeof(battr));
+	printf("guest bpf.cmd_str BPF_PROG_GET_NEXT_ID\n");
+	syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+	printf("guest membarrier.cmd_str MEMBARRIER_CMD_QUERY\n");
+}
+
+static void decoded(void)
+{
+	int s = at(syscall(SYS_socket, AF_INET, SOCK_DGRAM, 0), 122), one = 1;
+	socklen_t len = sizeof(one);
+
+	syscall(SYS_setsockopt, s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	printf("guest setsockopt.level_str SOL_SOCKET\nguest setsockopt.optname_str SO_REUSEADDR\n");
+	syscall(SYS_getsockopt, s, IPPROTO_IP, IP_TTL, &one, &len);
+	printf("guest getsockopt.level_str SOL_IP\nguest getsockopt.optname_str IP_TTL\n");
+	close(s);
+	sysv_ipc();
+	decoded_signals();
+	decoded_files();
+	decoded_proc();
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -327,8 +558,10 @@ int main(int argc, char **argv)
 		mem();
 	else if (argc > 1 && strcmp(argv[1], "proc") == 0)
 		proc();
+	else if (argc > 1 && strcmp(argv[1], "decoded") == 0)
+		decoded();
 	else {
-		fprintf(stderr, "usage: sysvars files|mem|proc\n");
+		fprintf(stderr, "usage: sysvars files|mem|proc|decoded\n");
 		return 2;
 	}
 	return 0;

@@ -1,11 +1,20 @@
 /* kprobe.c - kprobe.function("sym") and kprobe.function("sym").return:
- * raw kprobes by symbol name, no debuginfo needed. */
+ * raw kprobes by symbol name, no debuginfo needed.
+ *
+ * A kprobe on a symbol fires where that symbol's code runs: the
+ * out-of-line copy. Where the kernel also inlines the function into its
+ * callers (signal_wake_up_state into complete_signal and six more), those
+ * calls never reach the symbol, and the probe can look dead. When the
+ * kernel's DWARF is there, such a point is warned about, with the
+ * inlined places; kernel.function probes them too. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../debuginfo.h"
 #include "../program.h"
 #include "../cachefile.h"
+#include "../target.h"
 
 /*
  * The target kernel's function names (System.map), if known: a kprobe on
@@ -154,6 +163,42 @@ static bool valid_symbol(const char *s)
 	return true;
 }
 
+/* the warning for a function the kernel inlines into callers (only
+ * where its DWARF is at hand: kprobes need none) */
+static void warn_inlined_copies(const struct pp_component *fn)
+{
+	char *why = NULL;
+	struct dw *dw;
+	struct kfunc *copies = NULL;
+	const struct kfunc *first = NULL;
+	int n, i, elsewhere = 0;
+
+	/* a tapset's own point is the tapset's business */
+	if (fn->loc.src && fn->loc.src->is_tapset)
+		return;
+	/* a refused point gets its error, not this too */
+	if (target_kprobe_refusal(target_kernel(), fn->str_arg, 0))
+		return;
+	dw = target_dwarf(target_kernel(), &why);
+	if (!dw)
+		return;
+	n = dw_functions(dw, fn->str_arg, NULL, false, true, &copies);
+	/* a copy inside its own out-of-line body (gcc splits some) still
+	 * runs under the symbol */
+	for (i = 0; i < n; i++)
+		if (!copies[i].symbol || strcmp(copies[i].symbol, fn->str_arg) != 0) {
+			elsewhere++;
+			first = first ? first : &copies[i];
+		}
+	if (!elsewhere)
+		return;
+	diag_warning(&fn->loc, "kprobe.function(\"%s\") fires only when the out-of-line %s "
+		     "is called: the kernel inlines it into %d other place%s (%s+%#llx%s), "
+		     "which kernel.function(\"%s\") probes too", fn->str_arg, fn->str_arg,
+		     elsewhere, elsewhere == 1 ? "" : "s", first->symbol ? first->symbol : "?",
+		     (unsigned long long)first->offset, elsewhere > 1 ? " ..." : "", fn->str_arg);
+}
+
 int probe_kprobe(const struct probe_point *pp, struct concrete_point *out)
 {
 	const struct pp_component *fn;
@@ -188,6 +233,7 @@ int probe_kprobe(const struct probe_point *pp, struct concrete_point *out)
 			diag_note(&fn->loc, "did you mean '%s'?", best);
 		return -1;
 	}
+	warn_inlined_copies(fn);
 	out->kind = is_return ? PK_KRETPROBE : PK_KPROBE;
 	out->symbol = fn->str_arg;
 	out->pp = probe_point_text(pp);

@@ -4,7 +4,11 @@
  * overflow, every N events (default 1000000) or N times a second, runs
  * the probe. The kernel checks type and config when the probe is armed:
  * a hardware event the machine lacks (a TCG guest has no PMU) fails the
- * start with the kernel's errno. */
+ * start with the kernel's errno.
+ *
+ * .process counts only the target process (-c CMD or -x PID) and the
+ * tasks it makes afterwards; .counter("NAME") is such a counter that runs
+ * no handler: @perf("NAME") reads it (runtime/perf.h). */
 #include <string.h>
 
 #include "../program.h"
@@ -71,27 +75,80 @@ static int named_event(const struct probe_point *pp, struct concrete_point *out)
 	return 1;
 }
 
-/* the optional last component: .sample(N) or .hz(N) */
-static int sampling(const struct probe_point *pp, int i, struct concrete_point *out)
+/* a counter's name: a C string literal as it is, for the probe table */
+static bool counter_name(const struct pp_component *c)
+{
+	if (c->has_arg && c->arg_is_string && c->str_arg[0] &&
+	    !strpbrk(c->str_arg, "\"\\\n"))
+		return true;
+	diag_error(&c->loc, "perf .counter wants a name: .counter(\"NAME\"), without quotes "
+		   "or backslashes in it");
+	return false;
+}
+
+/* one of the optional last components, each at most once: .sample(N) or
+ * .hz(N); .process (the target process, -c or -x); .counter("NAME"); 1
+ * taken, 0 not one of them, -1 an error */
+static int option(const struct probe_point *pp, int i, struct concrete_point *out,
+		  unsigned int *seen)
 {
 	const struct pp_component *c = &pp->comps[i];
+	static const char *const names[] = { "sample", "hz", "process", "counter" };
+	unsigned int k;
 
-	out->perf_sample = DEFAULT_SAMPLE;
-	if (i == pp->ncomps)
-		return 1;
-	if (i + 1 < pp->ncomps)
+	for (k = 0; k < 4 && !pp_is(pp, i, names[k]); k++)
+		;
+	if (k == 4)
 		return 0;
-	if (pp_is(pp, i, "process") || pp_is(pp, i, "counter")) {
-		diag_error(&c->loc, "perf .%s (a per-process or on-demand counter) is not "
-			   "supported by ktap", c->name);
+	if (*seen & (1u << (k < 2 ? 0 : k))) {
+		diag_error(&c->loc, "perf .%s: only one of it%s", c->name,
+			   k < 2 ? " and .sample/.hz" : "");
 		return -1;
 	}
-	if (!pp_is(pp, i, "sample") && !pp_is(pp, i, "hz"))
-		return 0;
+	*seen |= 1u << (k < 2 ? 0 : k);
+	if (k == 2) {
+		if (c->has_arg) {
+			diag_error(&c->loc, "perf .process(\"PROC\") (a program by name) is not "
+				   "supported by ktap: use .process, which counts the target "
+				   "process (-c CMD or -x PID)");
+			return -1;
+		}
+		out->perf_task = true;
+		return 1;
+	}
+	if (k == 3) {
+		if (!counter_name(c))
+			return -1;
+		out->perf_counter = c->str_arg;
+		out->perf_task = true;
+		return 1;
+	}
 	if (!number_arg(c, 1))
 		return -1;
 	out->perf_sample = (uint64_t)c->num_arg;
-	out->perf_freq = pp_is(pp, i, "hz");
+	out->perf_freq = k == 1;
+	return 1;
+}
+
+/* the components after the event */
+static int options(const struct probe_point *pp, int i, struct concrete_point *out)
+{
+	unsigned int seen = 0;
+	int rc, sample = 0;
+
+	out->perf_sample = DEFAULT_SAMPLE;
+	for (; i < pp->ncomps; i++) {
+		rc = option(pp, i, out, &seen);
+		if (rc <= 0)
+			return rc;
+		if (pp_is(pp, i, "sample") || pp_is(pp, i, "hz"))
+			sample = i;
+	}
+	if (out->perf_counter && sample) {
+		diag_error(&pp->comps[sample].loc, "perf .counter runs no handler: .sample and .hz "
+			   "do not apply to it");
+		return -1;
+	}
 	return 1;
 }
 
@@ -113,7 +170,7 @@ int probe_perf(const struct probe_point *pp, struct concrete_point *out)
 		return 0;
 	}
 	next = 3;
-	rc = sampling(pp, next, out);
+	rc = options(pp, next, out);
 	if (rc <= 0)
 		return rc;
 	out->kind = PK_PERF;

@@ -1,0 +1,1 @@
+^header 1, data 8 bytes after it: 8$
