@@ -30,21 +30,33 @@
  * probe: the loader and the guest agent (none given: all is traced) */
 #define KTAP_PARAM_LOADER	"ktap_loader"
 #define KTAP_MAX_LOADERS	4
+/* 1: the loader prints JSON (ktap --json): records carry their time, and
+ * histograms and backtraces are written as KTAP_REC_MAGIC_DATA records */
+#define KTAP_PARAM_JSON		"ktap_json"
 
 /* ---- relay files: records ---- */
 
-#define KTAP_REC_MAGIC 0x4b544150	/* "KTAP" */
+#define KTAP_REC_MAGIC 0x4b544150	/* "KTAP": the payload is output text */
+/*
+ * "KTAD": the payload is one value as the members of a JSON object, without
+ * the braces ("type":"hist",...), which the loader completes with the
+ * record's CPU and time (doc/json.md). Written only under KTAP_PARAM_JSON.
+ */
+#define KTAP_REC_MAGIC_DATA 0x4b544144
 
 /**
  * struct ktap_rec_hdr - header of one record in a relay file
- * @magic: KTAP_REC_MAGIC
+ * @magic: KTAP_REC_MAGIC or KTAP_REC_MAGIC_DATA: what the payload is
  * @len: bytes of output after the header (no padding between records)
  * @seq: global sequence number, for merging the per-CPU files
+ * @time_ns: when it was written, ns since the epoch (CLOCK_REALTIME);
+ *	0 unless the module was loaded with KTAP_PARAM_JSON=1
  */
 struct ktap_rec_hdr {
 	__u32 magic;
 	__u32 len;
 	__u64 seq;
+	__u64 time_ns;
 };
 
 /* ---- the control file ---- */

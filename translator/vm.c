@@ -1219,6 +1219,8 @@ static char *run_command_line(const struct options *opt, const char *rundir,
 	}
 	if (opt->trace_loader)
 		sb_puts(&sb, " -L");
+	if (opt->json)
+		sb_puts(&sb, " -j");
 	sb_printf(&sb, " " KTAP_AGENT_SHARE "/%s/", rundir);
 	shell_quote(&sb, ko);
 	return sb.buf;
