@@ -933,7 +933,8 @@ static void ctl_message(struct run *r, char *line)
 	const char *text;
 
 	if (!strcmp(line, KTAP_MSG_EXIT)) {
-		request_stop(r, "the script called exit()");
+		/* the module also asks to stop past MAXERRORS errors */
+		request_stop(r, r->errors ? "a runtime error" : "the script called exit()");
 	} else if ((text = ctl_word(line, KTAP_MSG_ERROR " "))) {
 		report_message(r, "error", "ERROR", text);
 		r->status = 1;
