@@ -11,7 +11,7 @@
  * of the -c command, and always unloads the module it loaded.
  *
  * Static binary, no dependencies: it runs in the ktap guest as well as on
- * a real host. Build: gcc -static -O2 -Wall -Wextra -o ktap-run ktap-run.c json.c
+ * a real host. Build: gcc -static -O2 -Wall -Wextra -pthread -o ktap-run ktap-run.c json.c progress.c
  * (-j, JSON lines: json.c)
  * (the module's side of the contract is ../runtime/uapi.h, included here)
  */
@@ -41,6 +41,7 @@
 
 #include "../runtime/uapi.h"
 #include "json.h"
+#include "progress.h"
 
 #define DEBUGFS		"/sys/kernel/debug"
 #define DEBUGFS_MAGIC	0x64626720
@@ -138,6 +139,7 @@ struct options {
 	char globals[4096];	/* -G NAME=VALUE...: the parameters that set them */
 	bool trace_loader;	/* -L: our own work fires probes too */
 	bool json;		/* -j: JSON lines (json.c) */
+	bool quiet;		/* -q: no progress line (progress.c) */
 	const char *module;	/* MODULE.ko */
 	char name[64];		/* module name: basename, no .ko, '-' -> '_' */
 };
@@ -145,7 +147,7 @@ struct options {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ktap-run [-o FILE] [-c CMD | -x PID] [-s MB] [-T SECONDS] [-G NAME=VALUE] [-L] [-j] [-v] MODULE.ko\n"
+		"usage: ktap-run [-o FILE] [-c CMD | -x PID] [-s MB] [-T SECONDS] [-G NAME=VALUE] [-L] [-j] [-q] [-v] MODULE.ko\n"
 		"  -o FILE  write the script's output to FILE\n"
 		"  -c CMD   run CMD (/bin/sh -c) once the probes are armed; target() is\n"
 		"           its pid; stop when it exits\n"
@@ -157,6 +159,7 @@ static void usage(FILE *f)
 		"  -L       trace the loader too: ktap-run's own work (and its\n"
 		"           ktap or guest agent parent's) fires the script's probes\n"
 		"  -j       print JSON lines: records, messages, the exit (doc/json.md)\n"
+		"  -q       no progress line when arming the probes is slow\n"
 		"  -v       say what happens\n");
 }
 
@@ -214,7 +217,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "+o:c:x:s:T:G:Ljvh")) != -1) {
+	while ((c = getopt(argc, argv, "+o:c:x:s:T:G:Ljqvh")) != -1) {
 		switch (c) {
 		case 'o': o->out_file = optarg; break;
 		case 'c': o->command = optarg; break;
@@ -224,6 +227,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 'G': add_global(o, optarg); break;
 		case 'L': o->trace_loader = true; break;
 		case 'j': o->json = true; break;
+		case 'q': o->quiet = true; break;
 		case 'v': verbose++; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); exit(1);
@@ -1214,7 +1218,11 @@ static int run_module(struct run *r, int sfd)
 	r->ch.ctl = -1;
 	if (open_channels(&r->ch, o->name) == 0) {
 		t = now();
+		/* thousands of kprobes take minutes in the TCG guest */
+		if (!o->quiet)
+			progress_after(2, "arming the probes");
 		n = start_script(&r->ch, &r->stops);
+		progress_done();
 		if (n < 0 && errno == EINTR && start_signal) {
 			/* the module disarmed; "stop" gets its "done" */
 			struct timespec up;
