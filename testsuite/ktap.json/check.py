@@ -70,6 +70,23 @@ if len(hists) == 2:
     check("@hist_linear: buckets, overflow marked",
           got == [(v, n, False) for v, n in wl] + [(6, sum(1 for m in mods if m >= 8), True)], str(got))
 
+stats = by_type.get("stat", [])
+check("print(s) of a statistic", [{k: v for k, v in o.items() if k not in ("cpu", "time_ns", "seq")} for o in stats]
+      == [{"type": "stat", "name": "h", "count": 100, "sum": 5050, "min": 1, "max": 100, "avg": 50}], str(stats))
+arrays = by_type.get("array", [])
+big = [o for o in arrays if o["name"] == "big"]
+entries = [e for o in big for e in o["entries"]]
+check("print(a) of an array: every element, in order, over several records",
+      len(big) >= 2 and entries == [{"key": [i], "value": i * 1000000007} for i in range(300)]
+      and all(o.get("more") is True for o in big[:-1]) and "more" not in big[-1],
+      "%d records, %d entries" % (len(big), len(entries)))
+names = [o for o in arrays if o["name"] == "names"]
+check("print(a): string keys and values", len(names) == 1 and
+      names[0]["entries"] == [{"key": ['x"y', 2], "value": "v"}], str(names))
+check("print() of a statistic and an array as text",
+      "\nh @count=100 @min=1 @max=100 @sum=5050 @avg=50\n" in plain and "\nbig[0]=0\n" in plain
+      and "\nbig[299]=299000002093\n" in plain and '\nnames["x"y",2]="v"\n' in plain, plain[:300])
+
 bts = by_type.get("backtrace", [])
 frames = bts[0]["frames"] if bts else []
 check("backtrace: frames with hex addresses and symbols",
