@@ -1283,7 +1283,7 @@ static int build_in(const char *kdir, const struct unit *u, const struct build_n
 			break;
 		}
 	} else {
-		progress("building the module with kbuild (no learned commands for %s)", kdir);
+		progress("building the module with kbuild in %s (slower than a direct build)", kdir);
 	}
 	if (run_kbuild(kdir, bn->dir, opt))
 		return -1;
