@@ -22,6 +22,15 @@ struct json_origin {
 	uint64_t time_ns;
 };
 
+/* a record's TSC as a time of day: a reading of the TSC and of
+ * CLOCK_REALTIME taken together, and the TSC's rate (the module's
+ * KTAP_PARAM_TSC_REF, _NS_REF, _TSC_KHZ); khz 0: unknown, every time 0 */
+struct json_clock {
+	uint64_t tsc, ns;
+	unsigned long khz;
+};
+uint64_t json_clock_ns(const struct json_clock *c, uint64_t tsc);
+
 /* output text: {"type":"output","text":...,"cpu":N,"time_ns":T,"seq":S} */
 void json_text(struct json_buf *b, const struct json_origin *at,
 	       const char *text, size_t len);

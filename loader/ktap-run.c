@@ -586,7 +586,7 @@ static int ctl_write(struct channels *ch, const char *cmd)
 
 struct rec {
 	uint64_t seq;
-	uint64_t time_ns;
+	uint64_t tsc;
 	uint32_t magic;
 	int cpu;
 	unsigned long pass;	/* read pass that found it */
@@ -651,6 +651,7 @@ struct output {
 	bool broken;		/* reader gone or write error: discard */
 	bool json;		/* -j: each record a JSON line */
 	struct json_buf jb;	/* the line being made */
+	struct json_clock clock;	/* records' tsc to time */
 };
 
 static void out_flush(struct output *o)
@@ -696,15 +697,16 @@ static void out_json(struct output *o)
 
 /* one record's payload: as it is, or as a JSON line */
 static void out_record(struct output *o, uint32_t magic, int cpu, uint64_t seq,
-		       uint64_t time_ns, const char *data, uint32_t len)
+		       uint64_t tsc, const char *data, uint32_t len)
 {
-	struct json_origin at = { .cpu = cpu, .seq = seq, .time_ns = time_ns };
+	struct json_origin at = { .cpu = cpu, .seq = seq };
 
 	if (!o->json) {
 		if (magic == KTAP_REC_MAGIC)
 			out_put(o, data, len);
 		return;
 	}
+	at.time_ns = json_clock_ns(&o->clock, tsc);
 	if (magic == KTAP_REC_MAGIC)
 		json_text(&o->jb, &at, data, len);
 	else if (!json_data(&o->jb, &at, data, len))
@@ -728,7 +730,7 @@ static void merger_emit(struct merger *m, struct output *o, bool final)
 			m->gaps += top->seq - m->next_seq;
 		if (top->seq >= m->next_seq)
 			m->next_seq = top->seq + 1;
-		out_record(o, top->magic, top->cpu, top->seq, top->time_ns,
+		out_record(o, top->magic, top->cpu, top->seq, top->tsc,
 			   top->data, top->len);
 		free(top);
 	}
@@ -766,7 +768,7 @@ static void parse_records(struct merger *m, struct output *o,
 		m->records++;
 		m->bytes += h.len;
 		if (!m->n && h.seq == m->next_seq) {
-			out_record(o, h.magic, cpu, h.seq, h.time_ns,
+			out_record(o, h.magic, cpu, h.seq, h.tsc,
 				   b->buf + off + sizeof(h), h.len);
 			m->next_seq++;
 			off += sizeof(h) + h.len;
@@ -774,7 +776,7 @@ static void parse_records(struct merger *m, struct output *o,
 		}
 		struct rec *r = xmalloc(sizeof(*r) + h.len);
 		r->seq = h.seq;
-		r->time_ns = h.time_ns;
+		r->tsc = h.tsc;
 		r->magic = h.magic;
 		r->cpu = cpu;
 		r->pass = m->pass;
@@ -1177,6 +1179,30 @@ static int start_script(struct channels *ch, const sigset_t *stops)
 	return ret;
 }
 
+/* a read-only parameter the module set, 0 if it cannot be read */
+static unsigned long long module_param_ull(const char *name, const char *param)
+{
+	char path[128];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/parameters/%s", name, param);
+	f = fopen(path, "re");
+	if (!f || fscanf(f, "%llu", &v) != 1)
+		err("cannot read %s: records have no time", path);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* -j: how the module's records' TSC readings become times (uapi.h) */
+static void read_clock(const char *name, struct json_clock *c)
+{
+	c->khz = module_param_ull(name, KTAP_PARAM_TSC_KHZ);
+	c->tsc = module_param_ull(name, KTAP_PARAM_TSC_REF);
+	c->ns = module_param_ull(name, KTAP_PARAM_NS_REF);
+}
+
 /* load, start, run, stop; the module is unloaded on every path */
 static int run_module(struct run *r, int sfd)
 {
@@ -1214,6 +1240,8 @@ static int run_module(struct run *r, int sfd)
 	}
 	info("loaded %s in %.0f ms (%s)", o->name, (now() - t) * 1e3,
 	     *params ? params : "no parameters");
+	if (o->json)
+		read_clock(o->name, &r->out.clock);
 
 	r->ch.ctl = -1;
 	if (open_channels(&r->ch, o->name) == 0) {
