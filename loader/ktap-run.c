@@ -1,6 +1,6 @@
 /* ktap-run - load a ktap module, stream its output, unload it.
  *
- * usage: ktap-run [-o FILE] [-c CMD | -x PID] [-s MB] [-T SECONDS] [-v] MODULE.ko
+ * usage: ktap-run [-o FILE] [-c CMD | -x PID] [-s MB] [-T SECONDS] [-j] [-v] MODULE.ko
  *
  * The contract with the module is section 2 of doc/internals.md: after
  * finit_module() the module has /sys/kernel/debug/<name>/ with one relay
@@ -11,7 +11,8 @@
  * of the -c command, and always unloads the module it loaded.
  *
  * Static binary, no dependencies: it runs in the ktap guest as well as on
- * a real host. Build: gcc -static -O2 -Wall -Wextra -o ktap-run ktap-run.c
+ * a real host. Build: gcc -static -O2 -Wall -Wextra -pthread -o ktap-run ktap-run.c json.c progress.c
+ * (-j, JSON lines: json.c)
  * (the module's side of the contract is ../runtime/uapi.h, included here)
  */
 #define _GNU_SOURCE
@@ -39,6 +40,8 @@
 #include <unistd.h>
 
 #include "../runtime/uapi.h"
+#include "json.h"
+#include "progress.h"
 
 #define DEBUGFS		"/sys/kernel/debug"
 #define DEBUGFS_MAGIC	0x64626720
@@ -136,6 +139,8 @@ struct options {
 	long seconds;		/* -T, 0 = no time limit */
 	char globals[4096];	/* -G NAME=VALUE...: the parameters that set them */
 	bool trace_loader;	/* -L: our own work fires probes too */
+	bool json;		/* -j: JSON lines (json.c) */
+	bool quiet;		/* -q: no progress line (progress.c) */
 	const char *module;	/* MODULE.ko */
 	char name[64];		/* module name: basename, no .ko, '-' -> '_' */
 };
@@ -143,7 +148,7 @@ struct options {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ktap-run [-o FILE] [-c CMD | -x PID] [-s MB] [-T SECONDS] [-G NAME=VALUE] [-L] [-v] MODULE.ko\n"
+		"usage: ktap-run [-o FILE] [-c CMD | -x PID] [-s MB] [-T SECONDS] [-G NAME=VALUE] [-L] [-j] [-q] [-v] MODULE.ko\n"
 		"  -o FILE  write the script's output to FILE\n"
 		"  -c CMD   run CMD (/bin/sh -c) once the probes are armed; target() is\n"
 		"           its pid; stop when it exits\n"
@@ -154,6 +159,8 @@ static void usage(FILE *f)
 		"           set the script's global NAME as the module loads\n"
 		"  -L       trace the loader too: ktap-run's own work (and its\n"
 		"           ktap or guest agent parent's) fires the script's probes\n"
+		"  -j       print JSON lines: records, messages, the exit (doc/json.md)\n"
+		"  -q       no progress line when arming the probes is slow\n"
 		"  -v       say what happens\n");
 }
 
@@ -211,7 +218,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "+o:c:x:s:T:G:Lvh")) != -1) {
+	while ((c = getopt(argc, argv, "+o:c:x:s:T:G:Ljqvh")) != -1) {
 		switch (c) {
 		case 'o': o->out_file = optarg; break;
 		case 'c': o->command = optarg; break;
@@ -220,6 +227,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 'T': o->seconds = parse_long(optarg, "time limit", 1, INT_MAX); break;
 		case 'G': add_global(o, optarg); break;
 		case 'L': o->trace_loader = true; break;
+		case 'j': o->json = true; break;
+		case 'q': o->quiet = true; break;
 		case 'v': verbose++; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); exit(1);
@@ -578,6 +587,9 @@ static int ctl_write(struct channels *ch, const char *cmd)
 
 struct rec {
 	uint64_t seq;
+	uint64_t tsc;
+	uint32_t magic;
+	int cpu;
 	unsigned long pass;	/* read pass that found it */
 	double when;
 	uint32_t len;
@@ -638,6 +650,9 @@ struct output {
 	char *buf;
 	size_t len, cap;
 	bool broken;		/* reader gone or write error: discard */
+	bool json;		/* -j: each record a JSON line */
+	struct json_buf jb;	/* the line being made */
+	struct json_clock clock;	/* records' tsc to time */
 };
 
 static void out_flush(struct output *o)
@@ -674,6 +689,32 @@ static void out_put(struct output *o, const char *data, size_t len)
 		out_flush(o);
 }
 
+/* -j: a JSON line made in o->jb goes out */
+static void out_json(struct output *o)
+{
+	out_put(o, o->jb.p, o->jb.len);
+	o->jb.len = 0;
+}
+
+/* one record's payload: as it is, or as a JSON line */
+static void out_record(struct output *o, uint32_t magic, int cpu, uint64_t seq,
+		       uint64_t tsc, const char *data, uint32_t len)
+{
+	struct json_origin at = { .cpu = cpu, .seq = seq };
+
+	if (!o->json) {
+		if (magic == KTAP_REC_MAGIC)
+			out_put(o, data, len);
+		return;
+	}
+	at.time_ns = json_clock_ns(&o->clock, tsc);
+	if (magic == KTAP_REC_MAGIC)
+		json_text(&o->jb, &at, data, len);
+	else if (!json_data(&o->jb, &at, data, len))
+		json_message(&o->jb, "warning", "a malformed data record was left out");
+	out_json(o);
+}
+
 /* move records that are ready (all of them when final) to the output */
 static void merger_emit(struct merger *m, struct output *o, bool final)
 {
@@ -690,7 +731,8 @@ static void merger_emit(struct merger *m, struct output *o, bool final)
 			m->gaps += top->seq - m->next_seq;
 		if (top->seq >= m->next_seq)
 			m->next_seq = top->seq + 1;
-		out_put(o, top->data, top->len);
+		out_record(o, top->magic, top->cpu, top->seq, top->tsc,
+			   top->data, top->len);
 		free(top);
 	}
 }
@@ -714,7 +756,8 @@ static void parse_records(struct merger *m, struct output *o,
 
 	while (b->len - off >= sizeof(h)) {
 		memcpy(&h, b->buf + off, sizeof(h));
-		if (h.magic != KTAP_REC_MAGIC || h.len > MAX_REC) {
+		if ((h.magic != KTAP_REC_MAGIC && h.magic != KTAP_REC_MAGIC_DATA) ||
+		    h.len > MAX_REC) {
 			if (!b->warned)
 				err("corrupt record on cpu%d, resynchronizing", cpu);
 			b->warned = true;
@@ -726,13 +769,17 @@ static void parse_records(struct merger *m, struct output *o,
 		m->records++;
 		m->bytes += h.len;
 		if (!m->n && h.seq == m->next_seq) {
-			out_put(o, b->buf + off + sizeof(h), h.len);
+			out_record(o, h.magic, cpu, h.seq, h.tsc,
+				   b->buf + off + sizeof(h), h.len);
 			m->next_seq++;
 			off += sizeof(h) + h.len;
 			continue;
 		}
 		struct rec *r = xmalloc(sizeof(*r) + h.len);
 		r->seq = h.seq;
+		r->tsc = h.tsc;
+		r->magic = h.magic;
+		r->cpu = cpu;
 		r->pass = m->pass;
 		r->when = t;
 		r->len = h.len;
@@ -804,6 +851,7 @@ struct run {
 	int status;		/* exit status */
 	sigset_t stops;		/* SIGINT, SIGTERM, SIGHUP */
 	int errors;		/* error lines from the module */
+	const char *why;	/* what stopped the script, NULL: not yet */
 	unsigned long long dropped, skipped;
 };
 
@@ -812,6 +860,7 @@ static void request_stop(struct run *r, const char *why)
 	if (r->state != RUNNING)
 		return;
 	info("stopping: %s", why);
+	r->why = why;
 	/* empty the buffers first, so the end probes' output has room
 	 * (a few passes: probes still running may keep adding) */
 	for (int pass = 0; pass < 8 && read_relay(&r->ch, &r->m, &r->out) > 0; pass++)
@@ -874,18 +923,31 @@ static void run_system(char *cmd)
 	waitpid(pid, NULL, 0);
 }
 
+/* an error or warning of the script: on stderr, or a JSON line (-j) */
+static void report_message(struct run *r, const char *type, const char *label,
+			   const char *text)
+{
+	if (!r->out.json) {
+		fprintf(stderr, "%s: %s\n", label, text);
+		return;
+	}
+	json_message(&r->out.jb, type, text);
+	out_json(&r->out);
+}
+
 static void ctl_message(struct run *r, char *line)
 {
 	const char *text;
 
 	if (!strcmp(line, KTAP_MSG_EXIT)) {
-		request_stop(r, "the script called exit()");
+		/* the module also asks to stop past MAXERRORS errors */
+		request_stop(r, r->errors ? "a runtime error" : "the script called exit()");
 	} else if ((text = ctl_word(line, KTAP_MSG_ERROR " "))) {
-		fprintf(stderr, "ERROR: %s\n", text);
+		report_message(r, "error", "ERROR", text);
 		r->status = 1;
 		r->errors++;
 	} else if ((text = ctl_word(line, KTAP_MSG_WARN " "))) {
-		fprintf(stderr, "WARNING: %s\n", text);
+		report_message(r, "warning", "WARNING", text);
 	} else if ((text = ctl_word(line, KTAP_MSG_SYSTEM " "))) {
 		fflush(stdout);
 		run_system((char *)text);
@@ -1025,6 +1087,12 @@ static void report(struct run *r)
 	struct merger *m = &r->m;
 
 	info("%llu records, %llu bytes, %llu seq gaps", m->records, m->bytes, m->gaps);
+	if (r->out.json) {	/* both counts, also when 0: a reader can rely on them */
+		json_count(&r->out.jb, "dropped", r->dropped);
+		json_count(&r->out.jb, "skipped", r->skipped);
+		out_json(&r->out);
+		return;
+	}
 	if (r->dropped > 0)
 		fprintf(stderr, "ktap: %llu records dropped\n", r->dropped);
 	if (r->skipped > 0)
@@ -1112,6 +1180,30 @@ static int start_script(struct channels *ch, const sigset_t *stops)
 	return ret;
 }
 
+/* a read-only parameter the module set, 0 if it cannot be read */
+static unsigned long long module_param_ull(const char *name, const char *param)
+{
+	char path[128];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/parameters/%s", name, param);
+	f = fopen(path, "re");
+	if (!f || fscanf(f, "%llu", &v) != 1)
+		err("cannot read %s: records have no time", path);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* -j: how the module's records' TSC readings become times (uapi.h) */
+static void read_clock(const char *name, struct json_clock *c)
+{
+	c->khz = module_param_ull(name, KTAP_PARAM_TSC_KHZ);
+	c->tsc = module_param_ull(name, KTAP_PARAM_TSC_REF);
+	c->ns = module_param_ull(name, KTAP_PARAM_NS_REF);
+}
+
 /* load, start, run, stop; the module is unloaded on every path */
 static int run_module(struct run *r, int sfd)
 {
@@ -1127,6 +1219,8 @@ static int run_module(struct run *r, int sfd)
 		n += snprintf(params + n, sizeof(params) - n, KTAP_PARAM_TARGET "=%ld ", o->target);
 	if (o->buf_mb)
 		n += snprintf(params + n, sizeof(params) - n, KTAP_PARAM_BUFSIZE "=%ld ", o->buf_mb << 20);
+	if (o->json)
+		n += snprintf(params + n, sizeof(params) - n, KTAP_PARAM_JSON "=1 ");
 	n += snprintf(params + n, sizeof(params) - n, "%s", o->globals);
 	/* the local time zone, for tz_ctime() and friends: the kernel has none */
 	if (localtime_r(&now_s, &tm) && tm.tm_zone && !strpbrk(tm.tm_zone, " \"="))
@@ -1147,11 +1241,17 @@ static int run_module(struct run *r, int sfd)
 	}
 	info("loaded %s in %.0f ms (%s)", o->name, (now() - t) * 1e3,
 	     *params ? params : "no parameters");
+	if (o->json)
+		read_clock(o->name, &r->out.clock);
 
 	r->ch.ctl = -1;
 	if (open_channels(&r->ch, o->name) == 0) {
 		t = now();
+		/* thousands of kprobes take minutes in the TCG guest */
+		if (!o->quiet)
+			progress_after(2, "arming the probes");
 		n = start_script(&r->ch, &r->stops);
+		progress_done();
 		if (n < 0 && errno == EINTR && start_signal) {
 			/* the module disarmed; "stop" gets its "done" */
 			struct timespec up;
@@ -1211,6 +1311,7 @@ int main(int argc, char **argv)
 	}
 	if (open_output(&r.out, opt.out_file) < 0)
 		return 1;
+	r.out.json = opt.json;
 
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&sigs);
@@ -1239,6 +1340,11 @@ int main(int argc, char **argv)
 		    WEXITSTATUS(r.cmd.status) == 127 ? "not found" : "not executable",
 		    opt.command);
 		status = 1;
+	}
+	if (r.out.json) {
+		json_exit(&r.out.jb, status, r.why);
+		out_json(&r.out);
+		out_flush(&r.out);
 	}
 	if (r.out.fd > 2 && close(r.out.fd) < 0) {
 		err("cannot write %s: %s", opt.out_file, strerror(errno));

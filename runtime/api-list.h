@@ -77,6 +77,7 @@ KTAP_API_FN(int64_t, ktap_stat_variance, (const struct ktap_stat_agg *a), (a))
 KTAP_API_FN(int64_t, ktap_stat_bucket, (const struct ktap_stat_agg *a, const struct ktap_hist_desc *h, int64_t index), (a, h, index))
 KTAP_API_FN(int64_t, ktap_hist_nbuckets, (const struct ktap_hist_desc *h), (h))
 KTAP_API_FN(void, ktap_print_hist, (struct ktap_context *c, const struct ktap_stat_agg *a, const struct ktap_hist_desc *h), (c, a, h))
+KTAP_API_FN(void, ktap_print_map, (struct ktap_context *c, struct ktap_map *m, const char *loc), (c, m, loc))
 /* procfs probes' $value (procfs.h) */
 KTAP_API_FN(void, ktap_procfs_get, (struct ktap_context *c, char *dst), (c, dst))
 KTAP_API_FN(void, ktap_procfs_set, (struct ktap_context *c, const char *v), (c, v))

@@ -1268,4 +1268,173 @@ static __maybe_unused void ktap_map_iter_end(struct ktap_map_iter *it)
 		it->busy = false;
 }
 
+/* ---- print(a): a whole array or statistic (ktap's extension) ---- */
+
+/* a statistic's numbers: text "@count=N @min=..." or JSON members */
+static void ktap_stat_out(struct ktap_out *o, const struct ktap_stat_agg *a,
+			  bool json)
+{
+	if (json) {
+		ktap_out_snprintf(o, "\"count\":%lld,\"sum\":%lld", (long long)a->count,
+				  (long long)a->sum);
+		if (a->count)
+			ktap_out_snprintf(o, ",\"min\":%lld,\"max\":%lld,\"avg\":%lld",
+					  (long long)a->min, (long long)a->max,
+					  (long long)ktap_stat_avg(a));
+		return;
+	}
+	ktap_out_snprintf(o, "@count=%lld", (long long)a->count);
+	if (a->count)
+		ktap_out_snprintf(o, " @min=%lld @max=%lld @sum=%lld @avg=%lld",
+				  (long long)a->min, (long long)a->max,
+				  (long long)a->sum, (long long)ktap_stat_avg(a));
+}
+
+/* a string as text, "quoted" as SystemTap's dump of globals shows it */
+static void ktap_dump_str(struct ktap_out *o, const char *s, bool json)
+{
+	if (json) {
+		ktap_json_str(o, s);
+		return;
+	}
+	ktap_out_write(o, "\"", 1);
+	ktap_out_write(o, s, strlen(s));
+	ktap_out_write(o, "\"", 1);
+}
+
+/* the current element of @it: text NAME[k,...]=V, or a JSON entry */
+static void ktap_dump_entry(struct ktap_out *o, struct ktap_map_iter *it,
+			    struct ktap_stat_agg *agg, bool json)
+{
+	const struct ktap_map_desc *d = &it->m->d;
+	int i;
+
+	if (json)
+		ktap_out_write(o, "{\"key\":[", 8);
+	else
+		ktap_out_snprintf(o, "%s[", d->name);
+	for (i = 0; i < d->nkeys; i++) {
+		if (i)
+			ktap_out_write(o, ",", 1);
+		if (d->key_types[i] == KTAP_STRING)
+			ktap_dump_str(o, ktap_map_iter_key_str(it, i + 1), json);
+		else
+			ktap_out_snprintf(o, "%lld", (long long)ktap_map_iter_key_long(it, i + 1));
+	}
+	ktap_out_write(o, json ? "],\"value\":" : "]", json ? 10 : 1);
+	if (d->value_type == KTAP_STATS) {
+		ktap_map_iter_value_stat(it, agg);
+		ktap_out_write(o, json ? "{" : " ", 1);
+		ktap_stat_out(o, agg, json);
+		ktap_out_write(o, json ? "}}" : "\n", json ? 2 : 1);
+		return;
+	}
+	if (!json)
+		ktap_out_write(o, "=", 1);
+	if (d->value_type == KTAP_STRING)
+		ktap_dump_str(o, ktap_map_iter_value_str(it), json);
+	else
+		ktap_out_snprintf(o, "%lld", (long long)ktap_map_iter_value_long(it));
+	ktap_out_write(o, json ? "}" : "\n", 1);
+}
+
+/* the most the current element of @it can take as JSON: strings escaped
+ * (6 bytes a byte at worst), numbers 20 digits */
+static size_t ktap_dump_entry_room(struct ktap_map_iter *it)
+{
+	const struct ktap_map_desc *d = &it->m->d;
+	size_t n = 160;
+	int i;
+
+	for (i = 0; i < d->nkeys; i++)
+		n += d->key_types[i] == KTAP_STRING ?
+		     6 * strlen(ktap_map_iter_key_str(it, i + 1)) + 4 : 24;
+	if (d->value_type == KTAP_STRING)
+		n += 6 * strlen(ktap_map_iter_value_str(it));
+	return n;
+}
+
+/* --json: the elements as "array" data records, as many as they need
+ * (every record but the last says "more":true) */
+static void ktap_dump_json(struct ktap_context *c, struct ktap_map_iter *it,
+			   struct ktap_stat_agg *agg)
+{
+	struct ktap_out o;
+	bool first = true;
+
+	ktap_json_begin(c, &o, "array");
+	ktap_out_snprintf(&o, ",\"name\":\"%s\",\"entries\":[", it->m->d.name);
+	while (ktap_map_iter_next(it)) {
+		if (!first && !ktap_json_room(&o, ktap_dump_entry_room(it))) {
+			ktap_out_write(&o, "],\"more\":true", 13);
+			ktap_json_end(c, &o);
+			ktap_json_begin(c, &o, "array");
+			ktap_out_snprintf(&o, ",\"name\":\"%s\",\"entries\":[", it->m->d.name);
+			first = true;
+		}
+		if (!first)
+			ktap_out_write(&o, ",", 1);
+		ktap_dump_entry(&o, it, agg, true);
+		first = false;
+	}
+	ktap_out_write(&o, "]", 1);
+	ktap_json_end(c, &o);
+}
+
+/**
+ * ktap_print_map() - print(a): every element of an array, or a statistic
+ * @c: the context
+ * @m: the array (a statistic without keys: nkeys 0)
+ * @loc: the script location, for errors
+ *
+ * Text, one line each as SystemTap shows globals left unread at exit:
+ * NAME[k,...]=V (string keys and values quoted), a statistic as NAME
+ * @count=N @min=... @max=... @sum=... @avg=...; elements in creation
+ * order. With --json, data records of type "array" or "stat"
+ * (doc/json.md). The caller holds the write lock (statistics: every CPU's).
+ */
+static __maybe_unused void ktap_print_map(struct ktap_context *c, struct ktap_map *m,
+					  const char *loc)
+{
+	struct ktap_stat_agg *agg = ktap_frame_push(c, sizeof(*agg));
+	struct ktap_map_iter *it;
+	struct ktap_out o;
+
+	if (!agg)
+		return;
+	if (m->d.nkeys == 0) {
+		if (!ktap_map_stat_get(m, NULL, agg))
+			agg->count = agg->sum = 0;
+		if (ktap_json) {
+			ktap_json_begin(c, &o, "stat");
+			ktap_out_snprintf(&o, ",\"name\":\"%s\",", m->d.name);
+		} else {
+			ktap_out_print(&o, c);
+			ktap_out_snprintf(&o, "%s ", m->d.name);
+		}
+		ktap_stat_out(&o, agg, ktap_json);
+		if (ktap_json) {
+			ktap_json_end(c, &o);
+		} else {
+			ktap_out_write(&o, "\n", 1);
+			c->print_len = o.len;
+		}
+		goto out;
+	}
+	it = ktap_map_iter_start(c, m, 0, 0, 0, 0, NULL, 0, loc);
+	if (!it)
+		goto out;
+	if (ktap_json) {
+		ktap_dump_json(c, it, agg);
+	} else {
+		ktap_out_print(&o, c);
+		while (ktap_map_iter_next(it))
+			ktap_dump_entry(&o, it, agg, false);
+		c->print_len = o.len;
+	}
+	ktap_map_iter_end(it);
+out:
+	ktap_frame_pop(c, sizeof(*agg));
+}
+
 #endif /* _KTAP_MAP_H */

@@ -13,6 +13,7 @@
  *   transport.h  relay files, record framing, control file, counters
  *   context.h    per-CPU context, enter/leave, errors, frames, locks
  *   print.h      print buffer, printf/sprintf
+ *   json.h       --json: values as data records
  *   kstring.h    string operations
  *   regex.h      =~ and !~: a Pike VM for translated patterns; matched()
  *   stat.h       statistics: per-CPU accumulation, merging, histograms
@@ -79,6 +80,7 @@
 #include "transport.h"
 #include "context.h"
 #include "print.h"
+#include "json.h"
 #include "kstring.h"
 #include "regex.h"
 #include "stat.h"

@@ -330,6 +330,40 @@ static __maybe_unused void ktap_folded_out(struct ktap_out *o,
 }
 
 /**
+ * ktap_stack_json() - frames as a "backtrace" data record (json.h)
+ * @c: the context
+ * @entries: the addresses, innermost first
+ * @n: how many
+ *
+ * Addresses are hex strings: a JSON number holds 53 bits exactly.
+ */
+static __maybe_unused void ktap_stack_json(struct ktap_context *c,
+					   const unsigned long *entries,
+					   unsigned int n)
+{
+	struct ktap_out o;
+	unsigned int i;
+
+	ktap_json_begin(c, &o, "backtrace");
+	ktap_out_write(&o, ",\"frames\":[", 11);
+	for (i = 0; i < n; i++) {
+		const char *sym = ktap_sym_lookup(entries[i], true);
+
+		if (!ktap_json_room(&o, 2 * strlen(sym) + 48)) {
+			ktap_out_snprintf(&o, "],\"truncated\":true");
+			ktap_json_end(c, &o);
+			return;
+		}
+		ktap_out_snprintf(&o, "%s{\"addr\":\"%#lx\",\"symbol\":", i ? "," : "",
+				  entries[i]);
+		ktap_json_str(&o, sym);
+		ktap_out_write(&o, "}", 1);
+	}
+	ktap_out_write(&o, "]", 1);
+	ktap_json_end(c, &o);
+}
+
+/**
  * ktap_print_backtrace() - print_backtrace(): print the backtrace
  * @c: the context
  */
@@ -339,6 +373,10 @@ static __maybe_unused void ktap_print_backtrace(struct ktap_context *c)
 	unsigned int n = ktap_stack_capture(c, &entries), i;
 	struct ktap_out o;
 
+	if (ktap_json) {
+		ktap_stack_json(c, entries, n);
+		return;
+	}
 	ktap_out_print(&o, c);
 	for (i = 0; i < n; i++)
 		ktap_frame_line(&o, entries[i], false);
@@ -373,6 +411,13 @@ static __maybe_unused void ktap_print_stack(struct ktap_context *c,
 {
 	struct ktap_out o;
 
+	if (ktap_json) {
+		unsigned long *entries = *this_cpu_ptr(&ktap_stack_buf);
+
+		ktap_stack_json(c, entries, ktap_stack_parse(bt, entries,
+							     KTAP_MAXBACKTRACE));
+		return;
+	}
 	ktap_out_print(&o, c);
 	ktap_stack_out(&o, bt, false);
 	c->print_len = o.len;

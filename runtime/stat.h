@@ -617,6 +617,54 @@ static void ktap_hist_format(struct ktap_out *o, const struct ktap_stat_agg *a,
 }
 
 /**
+ * ktap_hist_json() - a histogram as a data record (json.h, doc/json.md)
+ * @c: the context
+ * @a: the merged statistic
+ * @h: its histogram
+ *
+ * The statistic's numbers, then its non-empty buckets in order, each with
+ * the value its text row is labelled with; a linear histogram's under-
+ * and overflow buckets say so.
+ */
+static void ktap_hist_json(struct ktap_context *c, const struct ktap_stat_agg *a,
+			   const struct ktap_hist_desc *h)
+{
+	bool linear = h->kind == KTAP_HIST_LINEAR;
+	const char *sep = "";
+	struct ktap_out o;
+	int i;
+
+	ktap_json_begin(c, &o, "hist");
+	ktap_out_snprintf(&o, ",\"kind\":\"%s\"", linear ? "linear" : "log");
+	if (linear)
+		ktap_out_snprintf(&o, ",\"lo\":%lld,\"hi\":%lld,\"step\":%lld",
+				  (long long)h->lo, (long long)h->hi, (long long)h->step);
+	ktap_out_snprintf(&o, ",\"count\":%lld,\"sum\":%lld,\"min\":%lld,\"max\":%lld,\"avg\":%lld,\"buckets\":[",
+			  (long long)a->count, (long long)a->sum, (long long)a->min,
+			  (long long)a->max, (long long)ktap_stat_avg(a));
+	for (i = 0; i < a->nbuckets; i++) {
+		const char *prefix;
+		int64_t v;
+
+		if (!a->buckets[i])
+			continue;
+		if (!ktap_json_room(&o, 80)) {
+			ktap_out_snprintf(&o, "],\"truncated\":true");
+			ktap_json_end(c, &o);
+			return;
+		}
+		v = ktap_hist_row_value(h, a->nbuckets, i, &prefix);
+		ktap_out_snprintf(&o, "%s{\"value\":%lld,\"count\":%lld%s}", sep,
+				  (long long)v, (long long)a->buckets[i],
+				  *prefix == '<' ? ",\"under\":true" :
+				  *prefix == '>' ? ",\"over\":true" : "");
+		sep = ",";
+	}
+	ktap_out_write(&o, "]", 1);
+	ktap_json_end(c, &o);
+}
+
+/**
  * ktap_print_hist() - print(@hist_log(v)), print(@hist_linear(...))
  * @c: the context
  * @a: the merged statistic
@@ -630,6 +678,10 @@ static __maybe_unused void ktap_print_hist(struct ktap_context *c,
 {
 	struct ktap_out o;
 
+	if (ktap_json) {
+		ktap_hist_json(c, a, h);
+		return;
+	}
 	ktap_out_print(&o, c);
 	ktap_hist_format(&o, a, h);
 	c->print_len = o.len;

@@ -45,6 +45,37 @@ static unsigned long ktap_bufsize = KTAP_BUFSIZE_DEFAULT;
 module_param(ktap_bufsize, ulong, 0444);
 MODULE_PARM_DESC(ktap_bufsize, "relay buffer bytes per CPU (8 sub-buffers)");
 
+/* KTAP_PARAM_JSON: records carry their time; values are data records */
+static bool ktap_json;
+module_param(ktap_json, bool, 0444);
+MODULE_PARM_DESC(ktap_json, "the loader prints JSON (records are timed)");
+/* KTAP_PARAM_TSC_KHZ: set at load, read by the loader */
+static unsigned int ktap_tsc_khz;
+module_param(ktap_tsc_khz, uint, 0444);
+MODULE_PARM_DESC(ktap_tsc_khz, "the TSC's rate (read-only): records' tsc to time");
+static unsigned long long ktap_tsc_ref, ktap_ns_ref;
+module_param(ktap_tsc_ref, ullong, 0444);
+MODULE_PARM_DESC(ktap_tsc_ref, "a TSC reading at load (read-only)");
+module_param(ktap_ns_ref, ullong, 0444);
+MODULE_PARM_DESC(ktap_ns_ref, "CLOCK_REALTIME at ktap_tsc_ref (read-only)");
+
+/* the moment both clocks are read together: the TSC's readings before
+ * and after the clock's, halved, with interrupts off */
+static void ktap_clock_ref(void)
+{
+	unsigned long flags;
+	u64 t0, t1, ns;
+
+	local_irq_save(flags);
+	t0 = get_cycles();
+	ns = ktime_get_real_ns();
+	t1 = get_cycles();
+	local_irq_restore(flags);
+	ktap_tsc_ref = t0 + (t1 - t0) / 2;
+	ktap_ns_ref = ns;
+	ktap_tsc_khz = tsc_khz;
+}
+
 static struct ktap_cpu_stats __percpu *ktap_stats;
 static atomic64_t ktap_seq = ATOMIC64_INIT(0);
 static struct rchan *ktap_chan;
@@ -143,9 +174,10 @@ static unsigned long ktap_sum_skipped(void)
 static DEFINE_PER_CPU(seqcount_t, ktap_relay_seq);
 
 /**
- * ktap_transport_write() - write one record into this CPU's relay buffer
- * @rec: header followed by @rec->len bytes of output; magic and seq are
- *	filled in here
+ * ktap_transport_write_as() - write one record into this CPU's relay buffer
+ * @rec: header followed by @rec->len bytes of output; magic, seq and
+ *	tsc are filled in here
+ * @magic: KTAP_REC_MAGIC (text) or KTAP_REC_MAGIC_DATA (uapi.h)
  *
  * Called from a probe handler, with preemption disabled and this CPU
  * claimed (ktap_busy_claim()): a probe that fires in an interrupt here is
@@ -157,14 +189,16 @@ static DEFINE_PER_CPU(seqcount_t, ktap_relay_seq);
  * record and counts it. Readers are not woken from here (see
  * ktap_relay_waker()).
  */
-static __always_inline void ktap_transport_write(struct ktap_rec_hdr *rec)
+static __always_inline void ktap_transport_write_as(struct ktap_rec_hdr *rec, u32 magic)
 {
 	size_t size = sizeof(*rec) + rec->len;
 	void *p;
 
+	/* only JSON shows the time: text output does not pay for the clock */
+	rec->tsc = unlikely(ktap_json) ? get_cycles() : 0;
 	/* readers on other CPUs retry while this write is in progress */
 	raw_write_seqcount_begin(this_cpu_ptr(&ktap_relay_seq));
-	rec->magic = KTAP_REC_MAGIC;
+	rec->magic = magic;
 	rec->seq = atomic64_inc_return(&ktap_seq);
 	p = relay_reserve(ktap_chan, size);
 	if (likely(p))
@@ -172,6 +206,12 @@ static __always_inline void ktap_transport_write(struct ktap_rec_hdr *rec)
 	else
 		this_cpu_inc(ktap_stats->dropped);
 	raw_write_seqcount_end(this_cpu_ptr(&ktap_relay_seq));
+}
+
+/* ktap_transport_write_as() for output text */
+static __always_inline void ktap_transport_write(struct ktap_rec_hdr *rec)
+{
+	ktap_transport_write_as(rec, KTAP_REC_MAGIC);
 }
 
 /**
@@ -267,7 +307,8 @@ static ssize_t ktap_relay_records(const char *p, size_t avail, size_t room)
 			return -EIO;
 		memcpy(&h, p + n, sizeof(h));
 		size = sizeof(h) + h.len;
-		if (h.magic != KTAP_REC_MAGIC || size > avail - n)
+		if ((h.magic != KTAP_REC_MAGIC && h.magic != KTAP_REC_MAGIC_DATA) ||
+		    size > avail - n)
 			return -EIO;
 		if (size > room - n)
 			break;
@@ -855,6 +896,7 @@ static int ktap_transport_init(int (*command)(const char *cmd),
 
 	ktap_ctl_handler = command;
 	ktap_ctl_closed = closed;
+	ktap_clock_ref();
 	ktap_stats = alloc_percpu(struct ktap_cpu_stats);
 	if (!ktap_stats)
 		return -ENOMEM;

@@ -30,21 +30,42 @@
  * probe: the loader and the guest agent (none given: all is traced) */
 #define KTAP_PARAM_LOADER	"ktap_loader"
 #define KTAP_MAX_LOADERS	4
+/* 1: the loader prints JSON (ktap --json): records carry their time, and
+ * histograms and backtraces are written as KTAP_REC_MAGIC_DATA records */
+#define KTAP_PARAM_JSON		"ktap_json"
+/* read-only, set by the module: the TSC's rate in kHz (the kernel's
+ * tsc_khz), for the loader to turn a record's @tsc into time */
+#define KTAP_PARAM_TSC_KHZ	"ktap_tsc_khz"
+/* read-only, set by the module as it loads: a TSC reading and the
+ * CLOCK_REALTIME ns of the same moment, for the same */
+#define KTAP_PARAM_TSC_REF	"ktap_tsc_ref"
+#define KTAP_PARAM_NS_REF	"ktap_ns_ref"
 
 /* ---- relay files: records ---- */
 
-#define KTAP_REC_MAGIC 0x4b544150	/* "KTAP" */
+#define KTAP_REC_MAGIC 0x4b544150	/* "KTAP": the payload is output text */
+/*
+ * "KTAD": the payload is one value as the members of a JSON object, without
+ * the braces ("type":"hist",...), which the loader completes with the
+ * record's CPU and time (doc/json.md). Written only under KTAP_PARAM_JSON.
+ */
+#define KTAP_REC_MAGIC_DATA 0x4b544144
 
 /**
  * struct ktap_rec_hdr - header of one record in a relay file
- * @magic: KTAP_REC_MAGIC
+ * @magic: KTAP_REC_MAGIC or KTAP_REC_MAGIC_DATA: what the payload is
  * @len: bytes of output after the header (no padding between records)
  * @seq: global sequence number, for merging the per-CPU files
+ * @tsc: when it was written: the TSC (get_cycles(), a third of the cost
+ *	of reading CLOCK_REALTIME in the TCG guest); 0 unless the module was
+ *	loaded with KTAP_PARAM_JSON=1. KTAP_PARAM_TSC_KHZ, _TSC_REF and
+ *	_NS_REF let the loader make it a time of day.
  */
 struct ktap_rec_hdr {
 	__u32 magic;
 	__u32 len;
 	__u64 seq;
+	__u64 tsc;
 };
 
 /* ---- the control file ---- */

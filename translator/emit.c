@@ -176,6 +176,7 @@ static char *emit_stat_op(struct emitter *em, const struct expr *e);
 static char *emit_hist_index(struct emitter *em, const struct expr *e);
 static char *hist_desc(const struct symbol *s);
 static void emit_print_hist(struct emitter *em, const struct expr *h, bool newline);
+static char *loc_string(const struct srcloc *loc, const char *what);
 
 static const char *c_operator(enum op op)
 {
@@ -815,6 +816,14 @@ static char *emit_builtin(struct emitter *em, const struct expr *e)
 				      print_format(e, 1, escape_percent(e->args[0]->str), ln),
 				      1, to_string);
 	default:
+		if (builtin_prints_whole_global(e)) {
+			line(em, "ktap_print_map(c, g_%s, %s);", e->args[0]->sym->name,
+			     loc_string(&e->loc, "print"));
+			if (ln)
+				line(em, "ktap_print_str(c, \"\\n\");");
+			check_error(em);
+			return xstrdup("0");
+		}
 		if (e->nargs == 1 && e->args[0]->kind == EX_HIST) {
 			emit_print_hist(em, e->args[0], ln);
 			return xstrdup("0");

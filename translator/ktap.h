@@ -34,6 +34,10 @@ char *read_whole_file(const char *path, size_t *len);	/* NULL + errno */
 bool is_module_name(const char *name);
 void remove_tree(const char *path);		/* rm -rf; errors ignored */
 double now_seconds(void);			/* monotonic */
+/* a step that may take more than two seconds says what it does, one
+ * line on stderr ("ktap: building ..."), unless -q */
+extern bool progress_quiet;
+void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *ktap_cache_dir(void);	/* $KTAP_CACHE, else ~/.cache/ktap */
 long peak_rss_kb(void);
 void arena_begin(void);		/* record every allocation from here on */
@@ -176,6 +180,7 @@ struct options {
 	bool guru;			/* -g */
 	bool vm;			/* --vm */
 	bool trace_loader;		/* --trace-loader */
+	bool json;			/* --json: ktap-run -j */
 	const char *release;		/* -r */
 	const char *output_file;	/* -o */
 	const char *command;		/* -c */

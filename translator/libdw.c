@@ -1067,9 +1067,7 @@ static bool load_index(struct dw *dw, const char *build_id, char **why)
 		*why = xasprintf("cannot create %s: %s", dir, strerror(errno));
 		return false;
 	}
-	if (dw_debug())
-		fprintf(stderr, "ktap: indexing the DWARF of %s (once per build-id)\n",
-			dw->path);
+	progress("indexing the DWARF of %s (once per build-id)", dw->path);
 	return build_index(dw, path, why) && map_index(dw, path);
 }
 

@@ -30,6 +30,10 @@ static void usage(FILE *out)
 "  -o FILE       write the script's output to FILE\n"
 "  -p N          stop after pass N (1 parse, 2 resolve, 3 C, 4 module, 5 run)\n"
 "  -v            more messages: per-pass time and memory (repeatable)\n"
+"  -q            quiet: no progress lines for slow steps on stderr\n"
+"  --json        the run's output as JSON lines: output with its CPU and\n"
+"                time; histograms, backtraces, arrays as data; messages;\n"
+"                the exit (doc/json.md)\n"
 "  -k            keep the build directory and print its path\n"
 "  -g            guru mode: allow embedded C in the script\n"
 "  -D NAME=VAL   set a runtime limit or macro (MAXACTION=..., ...)\n"
@@ -131,6 +135,7 @@ enum long_opt {
 	OPT_SKIP_BADVARS,
 	OPT_PROLOGUE_SEARCHING,
 	OPT_TRACE_LOADER,
+	OPT_JSON,
 };
 
 static const struct option long_options[] = {
@@ -154,6 +159,7 @@ static const struct option long_options[] = {
 	{ "skip-badvars", no_argument, NULL, OPT_SKIP_BADVARS },
 	{ "prologue-searching", optional_argument, NULL, OPT_PROLOGUE_SEARCHING },
 	{ "trace-loader", no_argument, NULL, OPT_TRACE_LOADER },
+	{ "json", no_argument, NULL, OPT_JSON },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -321,7 +327,7 @@ static const char *parse_options(int argc, char **argv, struct options *opt)
 	/* options may follow the script file too (`ktap t.stp -c CMD`), as with
 	 * stap; script arguments that start with '-' go after "--" */
 	opterr = 0;	/* reject_option() says it in one line */
-	while ((c = getopt_long(argc, argv, ":e:c:x:o:p:vkgD:I:r:m:s:T:wWl:L:hVutbPG:d:",
+	while ((c = getopt_long(argc, argv, ":e:c:x:o:p:vqkgD:I:r:m:s:T:wWl:L:hVutbPG:d:",
 				long_options, NULL)) != -1) {
 		switch (c) {
 		case 'e': opt->script_text = optarg; break;
@@ -330,6 +336,7 @@ static const char *parse_options(int argc, char **argv, struct options *opt)
 		case 'o': opt->output_file = optarg; break;
 		case 'p': opt->last_pass = parse_number_option(c, optarg, 1, 5); break;
 		case 'v': opt->verbose++; break;
+		case 'q': progress_quiet = true; break;
 		case 'k': opt->keep_build = true; break;
 		case 'g': opt->guru = true; break;
 		case 'D': add_string(&opt->defines, &opt->ndefines, optarg); break;
@@ -375,6 +382,7 @@ static const char *parse_options(int argc, char **argv, struct options *opt)
 			opt->prologue_searching = parse_when_option(optarg);
 			break;
 		case OPT_TRACE_LOADER: opt->trace_loader = true; break;
+		case OPT_JSON: opt->json = true; break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("ktap %s\n", KTAP_VERSION); exit(0);
 		default: reject_option(c, argv);

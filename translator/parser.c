@@ -685,11 +685,7 @@ static const char *const at_ops[] = {"count", "sum", "min", "max", "avg",
  * not answered with a did-you-mean to an unrelated one */
 static bool is_stap_only_at_op(const char *name)
 {
-	static const char *const ops[] = {"uderef", "uregister", "usymfileline",
-					  "json_output_data_start", "json_output_data_end",
-					  "json_output_string_value", "json_output_numeric_value",
-					  "json_output_array_string_value",
-					  "json_output_array_numeric_value"};
+	static const char *const ops[] = {"uderef", "uregister", "usymfileline"};
 	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
 		if (strcmp(name, ops[i]) == 0)
 			return true;

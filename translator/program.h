@@ -228,5 +228,7 @@ enum builtin {
 
 /* the sprint family: they return a string and print nothing */
 bool builtin_returns_string(int id);
+/* print(a)/println(a) of a whole array or statistic (ktap's extension) */
+bool builtin_prints_whole_global(const struct expr *call);
 
 #endif

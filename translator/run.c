@@ -66,6 +66,10 @@ char **ktap_run_argv(const char *loader, const char *ko, const struct options *o
 	}
 	if (opt->trace_loader)
 		argv[n++] = "-L";
+	if (opt->json)
+		argv[n++] = "-j";
+	if (progress_quiet)
+		argv[n++] = "-q";
 	argv[n++] = (char *)ko;
 	argv[n] = NULL;
 	return argv;

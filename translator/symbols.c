@@ -26,6 +26,21 @@ bool builtin_returns_string(int id)
 	       id == BI_SPRINTD || id == BI_SPRINTDLN;
 }
 
+/* print(a) or println(a) of a whole array or statistic global: ktap's
+ * extension, printed element by element (runtime/map.h ktap_print_map();
+ * SystemTap rejects it) */
+bool builtin_prints_whole_global(const struct expr *call)
+{
+	const struct expr *a;
+
+	if (call->kind != EX_CALL || call->nargs != 1 ||
+	    (call->builtin != BI_PRINT && call->builtin != BI_PRINTLN))
+		return false;
+	a = call->args[0];
+	return a->kind == EX_VAR && a->sym && a->sym->kind == SYM_GLOBAL &&
+	       (a->sym->nkeys > 0 || a->sym->type == TY_STATS);
+}
+
 int builtin_lookup(const char *name)
 {
 	size_t i;

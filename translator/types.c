@@ -323,6 +323,10 @@ static enum type infer_builtin(struct resolver *r, struct expr *e)
 				diag_error(&e->args[i]->loc, "statistics cannot be printed directly");
 		break;
 	default:
+		if (builtin_prints_whole_global(e)) {
+			e->args[0]->sym->read = true;
+			break;
+		}
 		/* println() and sprintln() print a newline; print() nothing */
 		if (!e->nargs && (e->builtin == BI_PRINT || e->builtin == BI_SPRINT) &&
 		    r->report_types)
@@ -926,6 +930,9 @@ static void uses_in_expr(struct program *prog, struct expr *e,
 
 	if (!e)
 		return;
+	/* print(a) walks the whole array: as foreach, exclusive */
+	if (e->kind == EX_CALL && builtin_prints_whole_global(e))
+		use_global(u, e->args[0]->sym, true);
 	/* <<< only adds to this CPU's part: the array itself is not read,
 	 * only its keys and the value are evaluated */
 	if (e->kind == EX_STAT_ADD && e->lhs) {

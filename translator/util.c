@@ -11,7 +11,9 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -211,6 +213,23 @@ double now_seconds(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+bool progress_quiet;
+
+/* One line naming a slow step, as guest provisioning does: a user who
+ * waits sees why. -q (progress_quiet) silences it; errors still show. */
+void progress(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (progress_quiet)
+		return;
+	fputs("ktap: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
 }
 
 /* Peak resident set size (VmHWM) in KiB, or -1 if unknown. */

@@ -321,6 +321,8 @@ static char *run_provision(const struct options *opt, bool newest)
 		dup2(p[1], 1);
 		setenv("KTAP_AGENT", agent, 1);
 		setenv("KTAP_RUN_BIN", runbin, 1);
+		if (progress_quiet)	/* -q: its progress lines too */
+			setenv("KTAP_QUIET", "1", 1);
 		execl("/bin/bash", "bash", script, newest ? "--newest" : NULL, (char *)NULL);
 		fprintf(stderr, "ktap: cannot run %s: %s\n", script, strerror(errno));
 		_exit(127);
@@ -359,7 +361,7 @@ static char *ensure_provisioned(const struct options *opt)
 	/* guest/provision says which kernel it fetches, once it knows the
 	 * archive has it */
 	if (!wanted_kernel())
-		fprintf(stderr, "ktap: provisioning the ktap guest (first use; downloads ~930 MB)\n");
+		progress("provisioning the ktap guest (first use; downloads ~930 MB)");
 	return run_provision(opt, false);
 }
 
@@ -391,6 +393,8 @@ static int run_mkinitramfs(char *const *inputs, const char *abi, const char *img
 	int status, rc = 0;
 
 	if (pid == 0) {
+		if (progress_quiet)	/* -q: no summary line */
+			setenv("KTAP_QUIET", "1", 1);
 		execl("/bin/bash", "bash", inputs[3], kdir, inputs[0], inputs[1], img,
 		      (char *)NULL);
 		_exit(127);
@@ -471,7 +475,7 @@ static int lock_guest(void)
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
 		return fd;
-	fprintf(stderr, "ktap: waiting for the guest (another ktap run is using it)\n");
+	progress("waiting for the guest (another ktap run is using it)");
 	if (flock(fd, LOCK_EX) < 0) {
 		close(fd);
 		return -1;
@@ -701,7 +705,7 @@ static int wait_ready(struct guest *g, double t0)
 
 	while (g->pid > 0) {
 		if (console_has_marker()) {
-			fprintf(stderr, "ktap: guest ready in %.1f s\n", now_seconds() - t0);
+			progress("guest ready in %.1f s", now_seconds() - t0);
 			return 0;
 		}
 		if (!qemu_alive(g->pid)) {
@@ -713,7 +717,7 @@ static int wait_ready(struct guest *g, double t0)
 			break;
 		}
 		if (now_seconds() > next_note) {
-			fprintf(stderr, "ktap: still booting (%.0f s)...\n", now_seconds() - t0);
+			progress("still booting (%.0f s)...", now_seconds() - t0);
 			next_note += 15;
 		}
 		usleep(50000);
@@ -762,7 +766,7 @@ static int boot_guest(const char *abi, struct guest *g)
 	unlink(p->sock);
 	remove_tree(p->share);
 	mkdir_p(p->share);
-	fprintf(stderr, "ktap: booting the guest (kernel %s, qemu TCG)...\n", abi);
+	progress("booting the guest (kernel %s, qemu TCG)...", abi);
 	memset(g, 0, sizeof(*g));
 	g->pid = spawn_qemu(argv);
 	snprintf(g->abi, sizeof(g->abi), "%s", abi);
@@ -795,10 +799,10 @@ static int ensure_running(const char *abi, struct guest *g)
 			if (console_has_marker())
 				return 0;
 			/* booted by a ktap that was interrupted */
-			fprintf(stderr, "ktap: waiting for the guest to finish booting...\n");
+			progress("waiting for the guest to finish booting...");
 			return wait_ready(g, now_seconds() - (double)(time(NULL) - g->booted));
 		}
-		fprintf(stderr, "ktap: restarting the guest (new kernel or initramfs)\n");
+		progress("restarting the guest (new kernel or initramfs)");
 		guest_kill(g->pid);
 	}
 	return boot_guest(abi, g);
@@ -1255,6 +1259,10 @@ static char *run_command_line(const struct options *opt, const char *rundir,
 	}
 	if (opt->trace_loader)
 		sb_puts(&sb, " -L");
+	if (opt->json)
+		sb_puts(&sb, " -j");
+	if (progress_quiet)
+		sb_puts(&sb, " -q");
 	sb_printf(&sb, " " KTAP_AGENT_SHARE "/%s/", rundir);
 	shell_quote(&sb, ko);
 	return sb.buf;

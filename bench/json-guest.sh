@@ -1,0 +1,80 @@
+#!/bin/sh
+# bench/json-guest.sh - the guest half of bench/json (busybox sh).
+#
+# bench/json copies this file, the loops (openloop, openalt), the modules
+# (ktap_flood.ko, stap_flood.ko) and staprun's files (stap/) into the
+# guest's share; each step is one `ktap --vm-exec`. Work files are in /tmp
+# (tmpfs); every loop is pinned to vCPU 1.
+#
+#   sh json-guest.sh setup                 copy to /tmp, install staprun
+#   sh json-guest.sh rounds ROUNDS N       every tool once per round, the
+#                                          order rotated per round
+#
+# Tools: none (no probe), text (ktap-run -o), json (ktap-run -j -o), stap
+# (staprun -o). Output, one line per fact:
+#   S TOOL ROUND NS LINES DROPPED   openloop N: ns per open at full speed,
+#                                   the lines its run wrote, ktap's drops
+#   A TOOL ROUND OPEN OPENAT        openalt: least ns per open(2) (no hit)
+#                                   and per openat(2) (one hit)
+#   E TEXT                          a problem
+
+T=/tmp/bjson
+TMO=${TMO:-150}
+STAPRUN=/usr/bin/staprun
+
+run() {	# TOOL CMD: sets rc; output in $T/out, messages in $T/log
+	rm -f "$T/out" "$T/log"
+	case $1 in
+	none) timeout "$TMO" sh -c "$2" > "$T/log" 2>&1 ;;
+	text) timeout "$TMO" ktap-run -o "$T/out" -c "$2" "$T/ktap_flood.ko" > "$T/log" 2>&1 ;;
+	json) timeout "$TMO" ktap-run -j -o "$T/out" -c "$2" "$T/ktap_flood.ko" > "$T/log" 2>&1 ;;
+	stap) timeout "$TMO" "$STAPRUN" -o "$T/out" -c "$2" "$T/stap_flood.ko" > "$T/log" 2>&1 ;;
+	esac
+	rc=$?
+	for m in ktap_flood stap_flood; do
+		grep -q "^$m " /proc/modules && { echo "E $m still loaded after $1"; rmmod $m; }
+	done
+	[ $rc = 0 ] || echo "E $1: exit $rc: $(head -n 3 "$T/log" | tr '\n' ' ')"
+}
+
+rotate() {	# R VARIANT...
+	r=$1
+	shift
+	echo "$@" | tr ' ' '\n' | awk -v r="$r" '{ v[NR - 1] = $0 }
+		END { for (i = 0; i < NR; i++) print v[(i + r) % NR] }'
+}
+
+case $1 in
+setup)
+	mkdir -p $T || exit 1
+	cp /mnt/host/openloop /mnt/host/openalt /mnt/host/*.ko $T/ || exit 1
+	if [ -f /mnt/host/stap/install.sh ]; then
+		sh /mnt/host/stap/install.sh >/dev/null 2>&1 || echo "E staprun could not be installed"
+	fi
+	;;
+rounds)
+	nr=$2 n=$3 r=1
+	tools="none text json"
+	[ -f $T/stap_flood.ko ] && [ -x $STAPRUN ] && tools="$tools stap"
+	while [ "$r" -le "$nr" ]; do
+		for tool in $(rotate "$r" $tools); do
+			run "$tool" "taskset -c 1 $T/openloop $n"
+			ns=$(awk '/^openloop: [0-9]+ opens in [0-9.]+ s$/ { printf "%.0f", $5 * 1e9 / $2 }' "$T/log")
+			lines=0
+			# a JSON line holds the text as "text":"openloop(..."
+			[ -f "$T/out" ] && lines=$(grep -c -e '^openloop(' -e '"text":"openloop(' "$T/out")
+			dropped=$(sed -n 's/^ktap: \([0-9]*\) records* dropped.*/\1/p; s/.*"type":"dropped","count":\([0-9]*\).*/\1/p' \
+				"$T/log" "$T/out" 2>/dev/null | tail -n 1)
+			[ -n "$ns" ] && echo "S $tool $r $ns $lines ${dropped:-0}"
+			run "$tool" "taskset -c 1 $T/openalt 200 50"
+			sed -n "s/^openalt: open \([0-9]*\) ns .*, openat \([0-9]*\) ns .*/A $tool $r \1 \2/p" "$T/log"
+		done
+		r=$((r + 1))
+	done
+	;;
+*)
+	echo "E unknown step: $1"
+	exit 2
+	;;
+esac
+exit 0

@@ -1,0 +1,255 @@
+/* json.c - ktap-run's JSON lines: records and messages as JSON objects
+ * (json.h; the schema is doc/json.md).
+ *
+ * Strings are escaped as RFC 8259 wants, and the output is always valid
+ * UTF-8: a byte that is not part of a well-formed UTF-8 sequence (a %b
+ * conversion's raw bytes, a truncated string) is written as the code
+ * point of the same number, \u00XX, so a strict parser never refuses a
+ * line and the byte can still be told.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+
+static void grow(struct json_buf *b, size_t n)
+{
+	if (b->len + n <= b->cap)
+		return;
+	b->cap = b->len + n > 2 * b->cap ? b->len + n + 256 : 2 * b->cap;
+	b->p = realloc(b->p, b->cap);
+	if (!b->p) {
+		fprintf(stderr, "ktap-run: out of memory\n");
+		exit(1);
+	}
+}
+
+static void put(struct json_buf *b, const char *s, size_t n)
+{
+	grow(b, n);
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
+
+static void __attribute__((format(printf, 2, 3))) putf(struct json_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	grow(b, n + 1);
+	va_start(ap, fmt);
+	vsnprintf(b->p + b->len, n + 1, fmt, ap);
+	va_end(ap);
+	b->len += n;
+}
+
+/* the length of the well-formed UTF-8 sequence at s (1..4), or 0 */
+static size_t utf8_len(const unsigned char *s, size_t avail)
+{
+	size_t n, i;
+	unsigned cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (n > avail)
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* overlong forms, surrogates, past U+10FFFF */
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/*
+ * s as a JSON string, quotes included. The flood's path: in the TCG guest
+ * every instruction here is emulated, so plain bytes are found by one
+ * table lookup each and copied as runs, room is made once, and nothing
+ * goes through printf.
+ */
+static const char plain_ascii[128] = {
+	/* 0x20..0x7e but '"' and '\\' */
+	[0x20] = 1, [0x21] = 1, [0x23 ... 0x5b] = 1, [0x5d ... 0x7e] = 1,
+};
+
+static void put_str(struct json_buf *b, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *u = (const unsigned char *)s;
+	char *d;
+	size_t i = 0;
+
+	grow(b, 6 * len + 2);	/* the most escaping can make */
+	d = b->p + b->len;
+	*d++ = '"';
+	while (i < len) {
+		size_t start = i, k;
+
+		while (i < len && u[i] < 0x80 && plain_ascii[u[i]])
+			i++;
+		memcpy(d, s + start, i - start);
+		d += i - start;
+		if (i == len)
+			break;
+		if (u[i] >= 0x80 && (k = utf8_len(u + i, len - i))) {
+			memcpy(d, s + i, k);
+			d += k;
+			i += k;
+			continue;
+		}
+		*d++ = '\\';
+		switch (u[i]) {
+		case '"': *d++ = '"'; break;
+		case '\\': *d++ = '\\'; break;
+		case '\n': *d++ = 'n'; break;
+		case '\t': *d++ = 't'; break;
+		case '\r': *d++ = 'r'; break;
+		default:
+			memcpy(d, "u00", 3);
+			d[3] = hex[u[i] >> 4];
+			d[4] = hex[u[i] & 15];
+			d += 5;
+			break;
+		}
+		i++;
+	}
+	*d++ = '"';
+	b->len = d - b->p;
+}
+
+/* n in decimal at d; returns the end */
+static char *put_u64(char *d, uint64_t n)
+{
+	char tmp[20];
+	int k = 0;
+
+	do {
+		tmp[k++] = '0' + n % 10;
+		n /= 10;
+	} while (n);
+	while (k)
+		*d++ = tmp[--k];
+	return d;
+}
+
+static void put_origin(struct json_buf *b, const struct json_origin *at)
+{
+	char *d;
+
+	grow(b, 96);
+	d = b->p + b->len;
+	memcpy(d, ",\"cpu\":", 7);
+	d = put_u64(d + 7, (uint64_t)at->cpu);
+	memcpy(d, ",\"time_ns\":", 11);
+	d = put_u64(d + 11, at->time_ns);
+	memcpy(d, ",\"seq\":", 7);
+	d = put_u64(d + 7, at->seq);
+	memcpy(d, "}\n", 2);
+	b->len = d + 2 - b->p;
+}
+
+uint64_t json_clock_ns(const struct json_clock *c, uint64_t tsc)
+{
+	__int128 d = (__int128)(int64_t)(tsc - c->tsc) * 1000000;
+
+	if (!c->khz || !tsc)
+		return 0;
+	return c->ns + (int64_t)(d / (__int128)c->khz);
+}
+
+void json_text(struct json_buf *b, const struct json_origin *at,
+	       const char *text, size_t len)
+{
+	put(b, "{\"type\":\"output\",\"text\":", 24);
+	put_str(b, text, len);
+	put_origin(b, at);
+}
+
+/*
+ * The runtime's members are trusted to be JSON, but only as far as a
+ * check this cheap goes: they start with "type", hold no raw control
+ * byte or newline (which would break the one-line framing) and their
+ * quotes and brackets balance outside strings.
+ */
+static bool members_ok(const char *s, size_t len)
+{
+	int depth = 0;
+	bool in_str = false;
+
+	if (len < 8 || strncmp(s, "\"type\":\"", 8))
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = s[i];
+
+		if (ch < 0x20)
+			return false;
+		if (in_str) {
+			if (ch == '\\')
+				i++;
+			else if (ch == '"')
+				in_str = false;
+		} else if (ch == '"') {
+			in_str = true;
+		} else if (ch == '[' || ch == '{') {
+			depth++;
+		} else if ((ch == ']' || ch == '}') && --depth < 0) {
+			return false;
+		}
+	}
+	return !in_str && depth == 0;
+}
+
+int json_data(struct json_buf *b, const struct json_origin *at,
+	      const char *members, size_t len)
+{
+	if (!members_ok(members, len))
+		return 0;
+	put(b, "{", 1);
+	put(b, members, len);
+	put_origin(b, at);
+	return 1;
+}
+
+void json_message(struct json_buf *b, const char *type, const char *text)
+{
+	put(b, "{\"type\":", 8);
+	put_str(b, type, strlen(type));
+	put(b, ",\"message\":", 11);
+	put_str(b, text, strlen(text));
+	put(b, "}\n", 2);
+}
+
+void json_count(struct json_buf *b, const char *type, unsigned long long n)
+{
+	put(b, "{\"type\":", 8);
+	put_str(b, type, strlen(type));
+	putf(b, ",\"count\":%llu}\n", n);
+}
+
+void json_exit(struct json_buf *b, int status, const char *why)
+{
+	putf(b, "{\"type\":\"exit\",\"status\":%d", status);
+	if (why) {
+		put(b, ",\"reason\":", 10);
+		put_str(b, why, strlen(why));
+	}
+	put(b, "}\n", 2);
+}

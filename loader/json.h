@@ -1,0 +1,49 @@
+/* json.h - ktap-run's JSON lines (ktap --json; the schema is doc/json.md)
+ *
+ * Every function appends one whole line, one JSON object and '\n', to a
+ * growing buffer that ktap-run then writes out with its other output.
+ * Defined in loader/json.c.
+ */
+#ifndef KTAP_LOADER_JSON_H
+#define KTAP_LOADER_JSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct json_buf {
+	char *p;
+	size_t len, cap;
+};
+
+/* where a record came from: its CPU file and header (runtime/uapi.h) */
+struct json_origin {
+	int cpu;
+	uint64_t seq;
+	uint64_t time_ns;
+};
+
+/* a record's TSC as a time of day: a reading of the TSC and of
+ * CLOCK_REALTIME taken together, and the TSC's rate (the module's
+ * KTAP_PARAM_TSC_REF, _NS_REF, _TSC_KHZ); khz 0: unknown, every time 0 */
+struct json_clock {
+	uint64_t tsc, ns;
+	unsigned long khz;
+};
+uint64_t json_clock_ns(const struct json_clock *c, uint64_t tsc);
+
+/* output text: {"type":"output","text":...,"cpu":N,"time_ns":T,"seq":S} */
+void json_text(struct json_buf *b, const struct json_origin *at,
+	       const char *text, size_t len);
+/* a value the runtime wrote as JSON members (KTAP_REC_MAGIC_DATA): the
+ * object is those members and the origin's; false if they are not
+ * well-formed JSON members (nothing is appended) */
+int json_data(struct json_buf *b, const struct json_origin *at,
+	      const char *members, size_t len);
+/* a message: {"type":TYPE,"message":TEXT} (error, warning) */
+void json_message(struct json_buf *b, const char *type, const char *text);
+/* a count: {"type":TYPE,"count":N} (dropped, skipped) */
+void json_count(struct json_buf *b, const char *type, unsigned long long n);
+/* the end: {"type":"exit","status":N,"reason":WHY} (why may be NULL) */
+void json_exit(struct json_buf *b, int status, const char *why);
+
+#endif
