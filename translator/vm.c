@@ -3,8 +3,11 @@
  * The guest is QEMU (TCG) booting Debian's own 6.1 kernel, provisioned
  * into the cache by guest/provision, with a busybox initramfs that runs
  * ktap-agent (guest/agent.c). One guest is booted on demand and reused by
- * every later run; a flock on <cache>/vm/run/lock makes concurrent runs
- * take turns. Files go through a 9p share (<cache>/vm/run/share is the
+ * every later run. Runs share it: each holds <cache>/vm/run/lock shared
+ * (booting, restarting and stopping the guest take it exclusively) and
+ * one of KTAP_AGENT_PORTS session slots (slot-K, a flock each; its own
+ * virtio port and socket ctlK.sock), so that a second script, ktap -A,
+ * --stop, --running or --vm-exec never waits for a running script. Files go through a 9p share (<cache>/vm/run/share is the
  * guest's /mnt/host); commands and their output through a virtio-serial
  * port that qemu connects to a unix socket (protocol: doc/internals.md,
  * section 4). The host's root is a second, read-only share (the guest's
@@ -18,8 +21,8 @@
  *                bookworm-backports), provisioned (stamp)
  *   current      symlink to the <ABI> in use
  *   run/         the running guest: guest (pid, ABI, initramfs time),
- *                ctl.sock, console.log (+ .1 of the boot before),
- *                qemu.log, share/, lock
+ *                ctl0.sock ... ctl7.sock, console.log (+ .1 of the boot
+ *                before), qemu.log, share/, lock, slot-0 ... slot-7
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -234,7 +237,7 @@ static const struct vm_paths *paths(void)
 	p.vm = xasprintf("%s/vm", ktap_cache_dir());
 	p.run = kernel_run_dir(p.vm);
 	p.share = xasprintf("%s/share", p.run);
-	p.sock = xasprintf("%s/ctl.sock", p.run);
+	p.sock = xasprintf("%s/ctl0.sock", p.run);	/* slot 0's; names our qemu */
 	p.guest = xasprintf("%s/guest", p.run);
 	p.console = xasprintf("%s/console.log", p.run);
 	p.qemu_log = xasprintf("%s/qemu.log", p.run);
@@ -407,7 +410,7 @@ static int run_mkinitramfs(char *const *inputs, const char *abi, const char *img
 /* rebuild the initramfs when the guest binaries or scripts it was built
  * from (inputs[3] is mkinitramfs itself) changed (another build dir counts
  * as a change) */
-static int ensure_initramfs(const struct options *opt, const char *abi)
+static int ensure_initramfs(const struct options *opt, const char *abi, bool rebuild)
 {
 	char *img = initramfs_path(abi);
 	char *stamp = xasprintf("%s.src", img);
@@ -428,7 +431,9 @@ static int ensure_initramfs(const struct options *opt, const char *abi)
 	if (rc == 0) {
 		want = initramfs_inputs(inputs, n);
 		have = read_whole_file(stamp, NULL);
-		if (!file_exists(img) || !have || strcmp(have, want)) {
+		if ((!file_exists(img) || !have || strcmp(have, want)) && !rebuild) {
+			rc = 1;		/* stale */
+		} else if (!file_exists(img) || !have || strcmp(have, want)) {
 			rc = run_mkinitramfs(inputs, abi, img);
 			if (rc == 0) {
 				FILE *f = fopen(stamp, "w");
@@ -459,30 +464,88 @@ const char *vm_kernel_release(const struct options *opt)
 	return abi;
 }
 
-/* ---- the lock: one ktap run at a time per guest ---- */
+/* ---- the locks: the guest (shared by runs) and a session slot each ---- */
 
-static int lock_guest(void)
+/* the guest lock, open; taken by the callers */
+static int open_guest_lock(void)
 {
 	int fd = open(paths()->lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 
-	if (fd < 0) {
+	if (fd < 0)
 		vm_err("cannot open %s: %s", paths()->lock, strerror(errno));
-		return -1;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-		return fd;
-	fprintf(stderr, "ktap: waiting for the guest (another ktap run is using it)\n");
-	if (flock(fd, LOCK_EX) < 0) {
+	return fd;
+}
+
+/* take the guest lock as how says (LOCK_SH, LOCK_EX), saying why we wait */
+static int take_guest_lock(int fd, int how, const char *why)
+{
+	if (flock(fd, how | LOCK_NB) == 0)
+		return 0;
+	fprintf(stderr, "ktap: waiting for the guest (%s)\n", why);
+	return flock(fd, how);
+}
+
+/* the guest, exclusively: boot, restart, stop */
+static int lock_guest(void)
+{
+	int fd = open_guest_lock();
+
+	if (fd >= 0 && take_guest_lock(fd, LOCK_EX, "other ktap commands are using it") < 0) {
 		close(fd);
-		return -1;
+		fd = -1;
 	}
 	return fd;
 }
+
+static int slot_fd = -1;	/* the session slot session_open() took */
 
 static void unlock_guest(int fd)
 {
 	if (fd >= 0)
 		close(fd);
+	if (slot_fd >= 0)
+		close(slot_fd);
+	slot_fd = -1;
+}
+
+/* the slot this process's connection uses (conn_open) */
+static int cur_slot;
+
+static char *slot_sock(int k)
+{
+	return xasprintf("%s/ctl%d.sock", paths()->run, k);
+}
+
+/* a free session slot: its lock fd, cur_slot set; waits only when all
+ * KTAP_AGENT_PORTS are in use */
+static int take_slot(void)
+{
+	int fds[KTAP_AGENT_PORTS];
+
+	for (int k = 0; k < KTAP_AGENT_PORTS; k++) {
+		char *path = xasprintf("%s/slot-%d", paths()->run, k);
+
+		fds[k] = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		free(path);
+		if (fds[k] >= 0 && flock(fds[k], LOCK_EX | LOCK_NB) == 0) {
+			for (int j = 0; j < k; j++)
+				if (fds[j] >= 0)
+					close(fds[j]);
+			cur_slot = k;
+			return fds[k];
+		}
+	}
+	fprintf(stderr, "ktap: waiting for the guest (all %d sessions are in use)\n",
+		KTAP_AGENT_PORTS);
+	for (int k = 1; k < KTAP_AGENT_PORTS; k++)
+		if (fds[k] >= 0)
+			close(fds[k]);
+	if (fds[0] < 0 || flock(fds[0], LOCK_EX) < 0) {
+		vm_err("cannot take a guest session: %s", strerror(errno));
+		return -1;
+	}
+	cur_slot = 0;
+	return fds[0];
 }
 
 /* ---- the running guest ---- */
@@ -555,7 +618,12 @@ static void guest_kill(pid_t pid)
 			kill(pid, SIGKILL);
 	}
 	unlink(paths()->guest);
-	unlink(paths()->sock);
+	for (int k = 0; k < KTAP_AGENT_PORTS; k++) {
+		char *sock = slot_sock(k);
+
+		unlink(sock);
+		free(sock);
+	}
 }
 
 /* an oops starts before the last lines: show it from its first line */
@@ -727,6 +795,9 @@ static int wait_ready(struct guest *g, double t0)
 	return -1;
 }
 
+/* the fixed part of qemu's command line below; the ports follow */
+#define BOOT_ARGS 31
+
 static int boot_guest(const char *abi, struct guest *g)
 {
 	const struct vm_paths *p = paths();
@@ -740,7 +811,6 @@ static int boot_guest(const char *abi, struct guest *g)
 	 * uprobes need; multidevs=remap: the host's / spans file systems */
 	char *hostroot = "local,path=/,mount_tag=" KTAP_HOSTROOT_TAG
 			 ",security_model=none,readonly=on,multidevs=remap,id=" KTAP_HOSTROOT_TAG;
-	char *chardev = xasprintf("socket,id=ctl,path=%s,server=on,wait=off", p->sock);
 	char *old = xasprintf("%s.1", p->console);
 	char *qemu = qemu_path(abi);
 	char *firmware = xasprintf("%s/qemu/usr/share/qemu", kdir);
@@ -751,15 +821,24 @@ static int boot_guest(const char *abi, struct guest *g)
 		"-kernel", kernel, "-initrd", initrd, "-append", (char *)qemu_append,
 		"-serial", serial,
 		"-virtfs", virtfs, "-virtfs", hostroot,
-		"-device", "virtio-serial-pci", "-chardev", chardev,
-		"-device", "virtserialport,chardev=ctl,name=" KTAP_AGENT_PORT,
-		NULL,
+		"-device", "virtio-serial-pci",
+		[BOOT_ARGS + 4 * KTAP_AGENT_PORTS] = NULL,
 	};
 	double t0 = now_seconds();
-	int rc;
+	int rc, n = BOOT_ARGS;
 
+	/* a port, its chardev and its socket per session slot */
+	for (int k = 0; k < KTAP_AGENT_PORTS; k++) {
+		char *sock = slot_sock(k);
+
+		unlink(sock);
+		argv[n++] = "-chardev";
+		argv[n++] = xasprintf("socket,id=ctl%d,path=%s,server=on,wait=off", k, sock);
+		argv[n++] = "-device";
+		argv[n++] = xasprintf("virtserialport,chardev=ctl%d,name=" KTAP_AGENT_PORT "%d", k, k);
+		free(sock);
+	}
 	rename(p->console, old);
-	unlink(p->sock);
 	remove_tree(p->share);
 	mkdir_p(p->share);
 	fprintf(stderr, "ktap: booting the guest (kernel %s, qemu TCG)...\n", abi);
@@ -776,7 +855,8 @@ static int boot_guest(const char *abi, struct guest *g)
 	free(initrd);
 	free(serial);
 	free(virtfs);
-	free(chardev);
+	for (int i = BOOT_ARGS; i < n; i += 2)
+		free(argv[i + 1]);
 	free(old);
 	free(qemu);
 	free(firmware);
@@ -816,21 +896,28 @@ static int conn_open(struct conn *c)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 
+	char *sock = slot_sock(cur_slot);
+	int rc = -1;
+
 	memset(c, 0, sizeof(*c));
-	if (strlen(paths()->sock) >= sizeof(sa.sun_path)) {
-		vm_err("socket path too long: %s (set KTAP_CACHE)", paths()->sock);
-		return -1;
+	c->fd = -1;
+	if (strlen(sock) >= sizeof(sa.sun_path)) {
+		vm_err("socket path too long: %s (set KTAP_CACHE)", sock);
+		goto out;
 	}
-	strcpy(sa.sun_path, paths()->sock);
+	strcpy(sa.sun_path, sock);
 	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		vm_err("cannot connect to the guest (%s): %s", paths()->sock, strerror(errno));
+		vm_err("cannot connect to the guest (%s): %s", sock, strerror(errno));
 		if (c->fd >= 0)
 			close(c->fd);
 		c->fd = -1;
-		return -1;
+		goto out;
 	}
-	return 0;
+	rc = 0;
+out:
+	free(sock);
+	return rc;
 }
 
 static void conn_close(struct conn *c)
@@ -966,7 +1053,52 @@ static int connect_guest(const char *abi, struct guest *g, struct conn *c)
 	return -1;
 }
 
-/* lock, provision, boot: a guest answering on c; returns the lock fd */
+/* the guest runs abi with the current initramfs and its agent is up */
+static bool guest_current(const struct options *opt, const char *abi)
+{
+	struct guest g;
+	char *initrd = initramfs_path(abi);
+	long long mtime = file_mtime_ns(initrd);
+	bool ok;
+
+	free(initrd);
+	ok = ensure_initramfs(opt, abi, false) == 0 && guest_read(&g) &&
+	     !strcmp(g.abi, abi) && g.initrd_mtime == mtime && console_has_marker();
+	return ok;
+}
+
+/*
+ * The guest lock, shared: a current guest is used as it is. Booting or
+ * restarting it takes the lock exclusively (waiting for the runs that
+ * use the old guest to end), then shares it again.
+ */
+static int share_guest(const struct options *opt, const char *abi)
+{
+	int lock = open_guest_lock();
+
+	if (lock < 0 || take_guest_lock(lock, LOCK_SH, "another ktap is booting or stopping it") < 0)
+		goto fail;
+	if (guest_current(opt, abi))
+		return lock;
+	if (take_guest_lock(lock, LOCK_EX, "other ktap commands use the old guest") < 0 ||
+	    ensure_initramfs(opt, abi, true) < 0)
+		goto fail;
+	if (!guest_current(opt, abi)) {
+		struct guest g;
+
+		if (ensure_running(abi, &g) < 0)
+			goto fail;
+	}
+	if (flock(lock, LOCK_SH) == 0)
+		return lock;
+fail:
+	if (lock >= 0)
+		close(lock);
+	return -1;
+}
+
+/* lock, provision, boot: a guest answering on c in a session slot of its
+ * own; returns the guest lock's fd (unlock_guest() frees both) */
 static int session_open(const struct options *opt, struct guest *g, struct conn *c)
 {
 	char *abi;
@@ -975,9 +1107,12 @@ static int session_open(const struct options *opt, struct guest *g, struct conn 
 	abi = ensure_provisioned(opt);
 	if (!abi)
 		return -1;
-	lock = lock_guest();
-	if (lock >= 0 && (ensure_initramfs(opt, abi) < 0 ||
-			  connect_guest(abi, g, c) < 0)) {
+	lock = share_guest(opt, abi);
+	if (lock >= 0 && (slot_fd = take_slot()) < 0) {
+		unlock_guest(lock);
+		lock = -1;
+	}
+	if (lock >= 0 && connect_guest(abi, g, c) < 0) {
 		unlock_guest(lock);
 		lock = -1;
 	}
@@ -1254,10 +1389,12 @@ static char *stage_module(const char *ko_path, const char **ko_base)
 	DIR *d;
 	struct dirent *de;
 
-	/* we hold the lock: any run dir left is from a killed ktap */
+	/* a run dir whose ktap is gone was left by a killed one (others
+	 * belong to runs going on now) */
 	if ((d = opendir(paths()->share))) {
 		while ((de = readdir(d)))
-			if (!strncmp(de->d_name, "run-", 4)) {
+			if (!strncmp(de->d_name, "run-", 4) &&
+			    kill(atoi(de->d_name + 4), 0) < 0 && errno == ESRCH) {
 				char *old = xasprintf("%s/%s", paths()->share, de->d_name);
 
 				remove_tree(old);
@@ -1392,7 +1529,7 @@ static int cmd_setup(const struct options *opt)
 
 	if (!abi)
 		return 1;
-	rc = ensure_initramfs(opt, abi) < 0;
+	rc = ensure_initramfs(opt, abi, true) < 0;
 	if (!rc)
 		printf("ktap: guest kernel %s in %s/%s; modules build against "
 		       "/usr/src/linux-headers-%s\n", abi, paths()->vm, abi, abi);
@@ -1484,7 +1621,8 @@ static int cmd_status(void)
 	       (int)g.pid, g.abi, (long)(time(NULL) - g.booted), qemu_rss_mb(g.pid));
 	printf("console: %s\n", paths()->console);
 	lock = open(paths()->lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) == 0) {
+	if (lock >= 0 && flock(lock, LOCK_SH | LOCK_NB) == 0 &&
+	    (slot_fd = take_slot()) >= 0) {
 		struct conn c;
 		double t0 = now_seconds();
 
@@ -1494,7 +1632,7 @@ static int cmd_status(void)
 			printf("agent:   does not answer\n");
 		conn_close(&c);
 	} else {
-		printf("agent:   busy (a ktap run is using the guest)\n");
+		printf("agent:   busy (the guest is being booted or stopped)\n");
 	}
 	unlock_guest(lock);
 	return 0;
