@@ -1,6 +1,7 @@
 /* ktap-run - load a ktap module, stream its output, unload it.
  *
- * usage: ktap-run [-o FILE] [-c CMD | -x PID] [-s MB] [-T SECONDS] [-v] MODULE.ko
+ * usage: ktap-run [-o FILE [-S MB[,N]]] [-c CMD | -x PID] [-s MB] [-T SECONDS] [-F] [-v] MODULE.ko
+ *        ktap-run -A NAME | -X NAME | -R     (detached scripts: loader/detach.c)
  *
  * The contract with the module is section 2 of doc/internals.md: after
  * finit_module() the module has /sys/kernel/debug/<name>/ with one relay
@@ -137,7 +138,16 @@ struct options {
 	bool trace_loader;	/* -L: our own work fires probes too */
 	const char *module;	/* MODULE.ko */
 	char name[64];		/* module name: basename, no .ko, '-' -> '_' */
+	/* detach.c */
+	bool detach;		/* -F: run detached */
+	const char *about;	/* -n TEXT: the script, for -R */
+	long rotate_mb, rotate_keep;	/* -S MB[,N] */
+	char client;		/* 'A' attach, 'X' stop, 'R' list, 0: none */
+	const char *client_name;	/* -A/-X NAME */
 };
+
+/* detach.c */
+static void parse_rotation(struct options *o, const char *arg);
 
 static void usage(FILE *f)
 {
@@ -153,6 +163,14 @@ static void usage(FILE *f)
 		"           set the script's global NAME as the module loads\n"
 		"  -L       trace the loader too: ktap-run's own work (and its\n"
 		"           ktap or guest agent parent's) fires the script's probes\n"
+		"  -F       flight recorder: start the script detached, print its name;\n"
+		"           output to the buffer, a ring (-s MB), or with -o to FILE\n"
+		"  -S MB[,N] with -o: switch to FILE.1, FILE.2 ... each MB megabytes,\n"
+		"           keep the last N\n"
+		"  -n TEXT  what the script is, for -R\n"
+		"  -A NAME  attach to the detached script NAME (its buffer, then live)\n"
+		"  -X NAME  stop the detached script NAME\n"
+		"  -R       list the detached scripts\n"
 		"  -v       say what happens\n");
 }
 
@@ -210,7 +228,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "+o:c:x:s:T:G:Lvh")) != -1) {
+	while ((c = getopt(argc, argv, "+o:c:x:s:T:G:LvhFS:n:A:X:R")) != -1) {
 		switch (c) {
 		case 'o': o->out_file = optarg; break;
 		case 'c': o->command = optarg; break;
@@ -220,10 +238,17 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 'G': add_global(o, optarg); break;
 		case 'L': o->trace_loader = true; break;
 		case 'v': verbose++; break;
+		case 'F': o->detach = true; break;
+		case 'S': parse_rotation(o, optarg); break;
+		case 'n': o->about = optarg; break;
+		case 'A': case 'X': o->client_name = optarg; /* fall through */
+		case 'R': o->client = c; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); exit(1);
 		}
 	}
+	if (o->client && optind == argc)
+		return;
 	if (optind != argc - 1) {
 		usage(stderr);
 		exit(1);
@@ -637,13 +662,25 @@ struct output {
 	char *buf;
 	size_t len, cap;
 	bool broken;		/* reader gone or write error: discard */
+	/* detach.c */
+	int tee;		/* a client's stdout: gets the output too, -1 */
+	bool tee_broken;	/* ... which went away */
+	long long written;	/* bytes in the current file */
+	long long limit;	/* -S: bytes per file, 0: one file */
+	long keep, index;	/* -S: files kept; the current one's number */
 };
+
+/* detach.c */
+static void out_tee(struct output *o);
+static void out_rotate(struct output *o, size_t len);
+static int rotate_open(struct output *o, const char *file);
 
 static void out_flush(struct output *o)
 {
 	size_t off = 0;
 
-	while (off < o->len && !o->broken) {
+	out_tee(o);
+	while (o->fd >= 0 && off < o->len && !o->broken) {
 		ssize_t n = write(o->fd, o->buf + off, o->len - off);
 
 		if (n < 0 && errno == EINTR)
@@ -655,6 +692,7 @@ static void out_flush(struct output *o)
 			break;
 		}
 		off += n;
+		o->written += n;
 	}
 	o->len = 0;
 }
@@ -663,6 +701,8 @@ static void out_put(struct output *o, const char *data, size_t len)
 {
 	if (o->broken)
 		return;
+	if (o->limit)
+		out_rotate(o, len);
 	if (o->len + len > o->cap) {
 		o->cap = o->len + len > 2 * o->cap ? o->len + len : 2 * o->cap;
 		o->buf = xrealloc(o->buf, o->cap);
@@ -804,6 +844,7 @@ struct run {
 	sigset_t stops;		/* SIGINT, SIGTERM, SIGHUP */
 	int errors;		/* error lines from the module */
 	unsigned long long dropped, skipped;
+	void (*loop)(struct run *r, int sfd);	/* run_loop, or detach.c's */
 };
 
 static void request_stop(struct run *r, const char *why)
@@ -1036,6 +1077,8 @@ static int open_output(struct output *o, const char *file)
 	o->name = "stdout";
 	if (!file)
 		return 0;
+	if (o->limit)
+		return rotate_open(o, file);
 	o->name = file;
 	o->fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (o->fd < 0) {
@@ -1126,6 +1169,8 @@ static int run_module(struct run *r, int sfd)
 		n += snprintf(params + n, sizeof(params) - n, KTAP_PARAM_TARGET "=%ld ", o->target);
 	if (o->buf_mb)
 		n += snprintf(params + n, sizeof(params) - n, KTAP_PARAM_BUFSIZE "=%ld ", o->buf_mb << 20);
+	if (o->detach && !o->out_file)	/* a flight recorder: detach.c */
+		n += snprintf(params + n, sizeof(params) - n, KTAP_PARAM_FLIGHT "=1 ");
 	n += snprintf(params + n, sizeof(params) - n, "%s", o->globals);
 	/* the local time zone, for tz_ctime() and friends: the kernel has none */
 	if (localtime_r(&now_s, &tm) && tm.tm_zone && !strpbrk(tm.tm_zone, " \"="))
@@ -1160,7 +1205,7 @@ static int run_module(struct run *r, int sfd)
 			info("arming stopped, probes disarmed at uptime %.3f",
 			     up.tv_sec + up.tv_nsec / 1e9);
 			request_stop(r, strsignal(start_signal));
-			run_loop(r, sfd);
+			r->loop(r, sfd);
 		} else if (n == 0) {
 			info("started in %.0f ms", (now() - t) * 1e3);
 			if (o->seconds)
@@ -1168,13 +1213,13 @@ static int run_module(struct run *r, int sfd)
 			command_release(&r->cmd, true);
 			if (start_signal)
 				request_stop(r, strsignal(start_signal));
-			run_loop(r, sfd);
+			r->loop(r, sfd);
 		} else {
 			int e = errno;
 
 			r->status = 1;
 			r->state = DONE;
-			run_loop(r, sfd);	/* print its output and messages */
+			r->loop(r, sfd);	/* print its output and messages */
 			if (!r->errors)
 				err("the script failed to start: %s", strerror(e));
 		}
@@ -1191,14 +1236,21 @@ static int run_module(struct run *r, int sfd)
 	return r->status;
 }
 
+#include "detach.c"
+
 int main(int argc, char **argv)
 {
 	struct options opt = { 0 };
-	struct run r = { .opt = &opt, .m.next_seq = 1, .cmd.go_fd = -1 };
+	struct run r = { .opt = &opt, .m.next_seq = 1, .cmd.go_fd = -1,
+			 .out.tee = -1, .loop = run_loop };
 	sigset_t sigs;
 	int sfd, status;
 
 	parse_options(argc, argv, &opt);
+	if (opt.client)
+		return detach_client(&opt);
+	if (detach_check(&opt, &r.out) < 0)
+		return 1;
 	if (module_loaded(opt.name) && !remove_stale_module(opt.name)) {
 		err("a module named %s is already loaded (another ktap-run?); "
 		    "unload it with: rmmod %s", opt.name, opt.name);
@@ -1210,6 +1262,10 @@ int main(int argc, char **argv)
 	}
 	if (open_output(&r.out, opt.out_file) < 0)
 		return 1;
+	if (opt.detach) {
+		detach_fork(&r);	/* the parent exits there */
+		r.loop = detach_loop;
+	}
 
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&sigs);
@@ -1243,5 +1299,5 @@ int main(int argc, char **argv)
 		err("cannot write %s: %s", opt.out_file, strerror(errno));
 		status = 1;
 	}
-	return status;
+	return opt.detach ? detach_end(&r, status) : status;
 }

@@ -1324,6 +1324,15 @@ static char *chrooted_command(const char *command)
 	return sb.buf;
 }
 
+static char *module_of(const char *ko);
+static char *realpath_or_self(const char *file);
+
+/* the share's directory of a detached script's -o files: keep-NAME */
+static char *keep_dir(const char *name)
+{
+	return xasprintf("keep-%s", name);
+}
+
 static char *run_command_line(const struct options *opt, const char *rundir,
 			      const char *ko)
 {
@@ -1332,8 +1341,24 @@ static char *run_command_line(const struct options *opt, const char *rundir,
 	sb_puts(&sb, "exec ktap-run");
 	if (opt->verbose)
 		sb_puts(&sb, " -v");
-	if (opt->output_file)
+	if (opt->detach) {
+		sb_puts(&sb, " -F -n ");
+		shell_quote(&sb, script_about(opt));
+	}
+	if (opt->rotate)
+		sb_printf(&sb, " -S %s", opt->rotate);
+	if (opt->output_file && opt->detach) {
+		char *name = module_of(ko), *keep = keep_dir(name), *base;
+
+		base = strrchr(opt->output_file, '/');
+		base = base ? base + 1 : (char *)opt->output_file;
+		sb_printf(&sb, " -o " KTAP_AGENT_SHARE "/%s/", keep);
+		shell_quote(&sb, base);
+		free(name);
+		free(keep);
+	} else if (opt->output_file) {
 		sb_printf(&sb, " -o " KTAP_AGENT_SHARE "/%s/ktap.out", rundir);
+	}
 	if (opt->command) {
 		char *cmd = runs_host_program(opt->command) ? chrooted_command(opt->command) :
 			    xstrdup(opt->command);
@@ -1378,6 +1403,100 @@ static void restore_signals(const struct sigaction *old)
 
 	for (int i = 0; i < 4; i++)
 		sigaction(sigs[i], &old[i], NULL);
+}
+
+/* the module name of NAME.ko */
+static char *module_of(const char *ko)
+{
+	const char *base = strrchr(ko, '/');
+	char *name = xstrdup(base ? base + 1 : ko), *p;
+
+	if ((p = strstr(name, ".ko")) && !p[3])
+		*p = '\0';
+	for (p = name; *p; p++)
+		if (*p == '-')
+			*p = '_';
+	return name;
+}
+
+/*
+ * -F -o FILE: the detached loader in the guest writes FILE (and FILE.N
+ * with -S) into the share's keep-NAME/, where they are while it runs;
+ * keep-NAME/.dest names FILE, and ktap --stop NAME moves them there.
+ */
+static int keep_prepare(const char *ko, const char *file)
+{
+	char *name = module_of(ko), *rel = keep_dir(name);
+	char *dir = xasprintf("%s/%s", paths()->share, rel);
+	char *dest = xasprintf("%s/.dest", dir), *abs = realpath_or_self(file);
+	FILE *f;
+	int rc = -1;
+
+	remove_tree(dir);
+	if (mkdir(dir, 0755) == 0 && (f = fopen(dest, "w"))) {
+		fprintf(f, "%s\n", abs);
+		rc = fclose(f) == 0 ? 0 : -1;
+		fprintf(stderr, "ktap: with --vm the output goes to %s/ until "
+			"ktap --vm --stop %s moves it to %s\n", dir, name, abs);
+	}
+	if (rc < 0)
+		vm_err("cannot create %s: %s", dir, strerror(errno));
+	free(name);
+	free(rel);
+	free(dir);
+	free(dest);
+	free(abs);
+	return rc;
+}
+
+/* FILE's absolute path, its directory resolved (it need not exist) */
+static char *realpath_or_self(const char *file)
+{
+	char *copy = xstrdup(file), *slash = strrchr(copy, '/'), *dir, *abs;
+
+	if (slash == copy)
+		dir = xstrdup("/");
+	else if (slash)
+		*slash = '\0', dir = realpath(copy, NULL);
+	else
+		dir = realpath(".", NULL);
+	abs = dir ? xasprintf("%s/%s", dir, slash ? slash + 1 : copy) : xstrdup(file);
+	free(dir);
+	free(copy);
+	return abs;
+}
+
+/* after --stop NAME: keep-NAME's files go next to the FILE its .dest names */
+static void keep_collect(const char *name)
+{
+	char *rel = keep_dir(name), *dir = xasprintf("%s/%s", paths()->share, rel);
+	char *destf = xasprintf("%s/.dest", dir), *dest = read_whole_file(destf, NULL);
+	char *slash;
+	DIR *d;
+	struct dirent *de;
+
+	if (dest && (slash = strrchr(dest, '/')) && (d = opendir(dir))) {
+		dest[strcspn(dest, "\n")] = '\0';
+		*strrchr(dest, '/') = '\0';
+		while ((de = readdir(d))) {
+			char *from, *to;
+
+			if (de->d_name[0] == '.')
+				continue;
+			from = xasprintf("%s/%s", dir, de->d_name);
+			to = xasprintf("%s/%s", *dest ? dest : "", de->d_name);
+			if (copy_file(from, to) < 0)
+				vm_err("cannot copy %s to %s: %s", from, to, strerror(errno));
+			free(from);
+			free(to);
+		}
+		closedir(d);
+		remove_tree(dir);
+	}
+	free(rel);
+	free(dir);
+	free(destf);
+	free(dest);
 }
 
 /* a fresh run directory in the share, holding the module */
@@ -1476,7 +1595,12 @@ int vm_run(const char *ko_path, const struct options *opt)
 		unlock_guest(lock);
 		return 1;
 	}
-	if (opt->output_file) {
+	if (opt->output_file && opt->detach) {
+		if (keep_prepare(ko_path, opt->output_file) < 0) {
+			r.status = 1;
+			goto out;
+		}
+	} else if (opt->output_file) {
 		r.share_out = xasprintf("%s/%s/ktap.out", paths()->share, rundir);
 		if (!(r.file_out = fopen(opt->output_file, "w"))) {
 			vm_err("cannot create %s: %s", opt->output_file, strerror(errno));
@@ -1518,6 +1642,19 @@ int vm_exec(const char *command, const struct options *opt)
 	conn_close(&r.c);
 	unlock_guest(lock);
 	return r.status < 0 ? 1 : r.status;
+}
+
+/* ktap --vm -A NAME, --stop NAME, --running: ktap-run in the guest */
+int vm_detached_cmd(const struct options *opt)
+{
+	char *args = detached_cmd_line(opt), *line = xasprintf("exec ktap-run %s", args);
+	int rc = vm_exec(line, opt);
+
+	if (opt->detached_cmd == 'X')
+		keep_collect(opt->detached_name);
+	free(args);
+	free(line);
+	return rc;
 }
 
 /* ---- ktap --vm-setup / --vm-start / --vm-stop / --vm-status ---- */
