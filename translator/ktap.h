@@ -199,6 +199,7 @@ struct options {
 	const char *rotate;		/* -S MB[,N] */
 	char detached_cmd;		/* 'A' -A NAME, 'X' --stop NAME, 'R' --running */
 	const char *detached_name;
+	bool force;			/* --force: --vm-stop with scripts running */
 };
 
 #endif

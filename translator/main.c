@@ -45,6 +45,7 @@ static void usage(FILE *out)
 "                Ctrl-C detaches\n"
 "  --stop NAME   stop the detached script NAME (end probes' output to you)\n"
 "  --running     list the detached scripts\n"
+"  --vm-stop --force  stop the guest even while detached scripts run in it\n"
 "  -w / -W       no warnings / warnings are errors\n"
 "  -u            unoptimized: keep the code that elision would drop\n"
 "  -t            at exit, report each probe's hits and cycles per hit\n"
@@ -140,6 +141,7 @@ enum long_opt {
 	OPT_TRACE_LOADER,
 	OPT_STOP,
 	OPT_RUNNING,
+	OPT_FORCE,
 };
 
 static const struct option long_options[] = {
@@ -165,6 +167,7 @@ static const struct option long_options[] = {
 	{ "trace-loader", no_argument, NULL, OPT_TRACE_LOADER },
 	{ "stop", required_argument, NULL, OPT_STOP },
 	{ "running", no_argument, NULL, OPT_RUNNING },
+	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -405,6 +408,7 @@ static const char *parse_options(int argc, char **argv, struct options *opt)
 			break;
 		case OPT_TRACE_LOADER: opt->trace_loader = true; break;
 		case 'F': opt->detach = true; break;
+		case OPT_FORCE: opt->force = true; break;
 		case 'S': opt->rotate = rotate_option(optarg); break;
 		case 'A': case OPT_STOP:
 			opt->detached_name = module_name_option(c == 'A' ? "-A" : "--stop", optarg);

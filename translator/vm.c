@@ -1708,11 +1708,46 @@ static int cmd_start(const struct options *opt)
 	return 0;
 }
 
-static int cmd_stop(void)
+/* the detached scripts the guest runs (ktap-run -R), comma-separated;
+ * NULL if none or it cannot tell */
+static char *detached_in_guest(const struct options *opt)
+{
+	struct run_state r = { .status = -1 };
+	struct strbuf names = { 0 };
+	char *text = NULL, *line, *save;
+	size_t len = 0;
+	int lock;
+
+	r.out = open_memstream(&text, &len);
+	lock = session_open(opt, &r.g, &r.c);
+	if (lock >= 0) {
+		run_line(&r, "exec ktap-run -R");
+		conn_close(&r.c);
+		unlock_guest(lock);
+	}
+	fclose(r.out);
+	/* the first line is the header; each row starts with the name */
+	for (line = strtok_r(text, "\n", &save); line && (line = strtok_r(NULL, "\n", &save));) {
+		sb_puts(&names, names.buf ? ", " : "");
+		sb_printf(&names, "%.*s", (int)strcspn(line, " "), line);
+	}
+	free(text);
+	return names.buf;
+}
+
+static int cmd_stop(const struct options *opt)
 {
 	struct guest g;
-	int lock = lock_guest();
+	char *names = NULL;
+	int lock;
 
+	if (guest_read(&g) && !opt->force && (names = detached_in_guest(opt))) {
+		vm_err("the guest runs detached scripts (%s): ktap --vm --stop NAME "
+		       "each, or ktap --vm-stop --force", names);
+		free(names);
+		return 1;
+	}
+	lock = lock_guest();
 	if (!guest_read(&g)) {
 		printf("ktap: the guest is not running\n");
 	} else {
@@ -1783,7 +1818,7 @@ int vm_command(const char *what, const struct options *opt)
 	if (!strcmp(what, "start"))
 		return cmd_start(opt);
 	if (!strcmp(what, "stop"))
-		return cmd_stop();
+		return cmd_stop(opt);
 	if (!strcmp(what, "status"))
 		return cmd_status();
 	if (!strcmp(what, "list"))
