@@ -436,6 +436,10 @@ static const char *parse_options(int argc, char **argv, struct options *opt)
 		fprintf(stderr, "ktap: -c and -x cannot be used together\n");
 		exit(1);
 	}
+	if (opt->rotate && !opt->output_file) {
+		fprintf(stderr, "ktap: -S needs -o FILE (the files are FILE.0, FILE.1 ...)\n");
+		exit(1);
+	}
 	return vm_cmd;
 }
 

@@ -1347,7 +1347,7 @@ static char *run_command_line(const struct options *opt, const char *rundir,
 	}
 	if (opt->rotate)
 		sb_printf(&sb, " -S %s", opt->rotate);
-	if (opt->output_file && opt->detach) {
+	if (opt->output_file && (opt->detach || opt->rotate)) {
 		char *name = module_of(ko), *keep = keep_dir(name), *base;
 
 		base = strrchr(opt->output_file, '/');
@@ -1423,8 +1423,10 @@ static char *module_of(const char *ko)
  * -F -o FILE: the detached loader in the guest writes FILE (and FILE.N
  * with -S) into the share's keep-NAME/, where they are while it runs;
  * keep-NAME/.dest names FILE, and ktap --stop NAME moves them there.
+ * An attached run with -o FILE -S does the same and moves its FILE.N
+ * files when it ends.
  */
-static int keep_prepare(const char *ko, const char *file)
+static int keep_prepare(const char *ko, const char *file, bool detach)
 {
 	char *name = module_of(ko), *rel = keep_dir(name);
 	char *dir = xasprintf("%s/%s", paths()->share, rel);
@@ -1436,7 +1438,8 @@ static int keep_prepare(const char *ko, const char *file)
 	if (mkdir(dir, 0755) == 0 && (f = fopen(dest, "w"))) {
 		fprintf(f, "%s\n", abs);
 		rc = fclose(f) == 0 ? 0 : -1;
-		fprintf(stderr, "ktap: with --vm the output goes to %s/ until "
+		if (detach)
+			fprintf(stderr, "ktap: with --vm the output goes to %s/ until "
 			"ktap --vm --stop %s moves it to %s\n", dir, name, abs);
 	}
 	if (rc < 0)
@@ -1595,8 +1598,8 @@ int vm_run(const char *ko_path, const struct options *opt)
 		unlock_guest(lock);
 		return 1;
 	}
-	if (opt->output_file && opt->detach) {
-		if (keep_prepare(ko_path, opt->output_file) < 0) {
+	if (opt->output_file && (opt->detach || opt->rotate)) {
+		if (keep_prepare(ko_path, opt->output_file, opt->detach) < 0) {
 			r.status = 1;
 			goto out;
 		}
@@ -1611,6 +1614,12 @@ int vm_run(const char *ko_path, const struct options *opt)
 	line = run_command_line(opt, rundir, ko_base);
 	run_line(&r, line);
 	free(line);
+	if (opt->rotate && !opt->detach) {	/* the run's FILE.N files */
+		char *name = module_of(ko_base);
+
+		keep_collect(name);
+		free(name);
+	}
 	if (r.file_out && fclose(r.file_out) != 0) {
 		vm_err("cannot write %s: %s", opt->output_file, strerror(errno));
 		r.status = 1;
