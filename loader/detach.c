@@ -106,6 +106,35 @@ static void out_rotate(struct output *o, size_t len)
 		o->broken = true;
 }
 
+/* ---- a full disk ---- */
+
+/*
+ * A write to a full file system (ENOSPC, EDQUOT) loses that output, not
+ * the script: the loss is said once, counted, and writing goes on when
+ * there is room again (a long run must not end because a disk filled).
+ * Return: true when this was such a write.
+ */
+static bool out_full(struct output *o, size_t len)
+{
+	if (errno != ENOSPC && errno != EDQUOT)
+		return false;
+	if (!o->full)
+		err("cannot write %s: %s; the script goes on, its output is lost "
+		    "until there is room", o->name, strerror(errno));
+	o->full = true;
+	o->lost += len;
+	return true;
+}
+
+/* a write went through: say so after a full disk */
+static void out_room_again(struct output *o)
+{
+	if (!o->full)
+		return;
+	o->full = false;
+	err("writing %s again, after %llu bytes were lost", o->name, o->lost);
+}
+
 /* ---- the client attached or stopping ---- */
 
 struct detached {

@@ -668,12 +668,16 @@ struct output {
 	long long written;	/* bytes in the current file */
 	long long limit;	/* -S: bytes per file, 0: one file */
 	long keep, index;	/* -S: files kept; the current one's number */
+	unsigned long long lost;	/* bytes lost to a full disk */
+	bool full;		/* ... now */
 };
 
 /* detach.c */
 static void out_tee(struct output *o);
 static void out_rotate(struct output *o, size_t len);
 static int rotate_open(struct output *o, const char *file);
+static bool out_full(struct output *o, size_t len);
+static void out_room_again(struct output *o);
 
 static void out_flush(struct output *o)
 {
@@ -685,6 +689,8 @@ static void out_flush(struct output *o)
 
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && out_full(o, o->len - off))
+			break;
 		if (n <= 0) {
 			if (errno != EPIPE)
 				err("cannot write %s: %s", o->name, strerror(errno));
@@ -693,6 +699,7 @@ static void out_flush(struct output *o)
 		}
 		off += n;
 		o->written += n;
+		out_room_again(o);
 	}
 	o->len = 0;
 }
@@ -1069,6 +1076,8 @@ static void report(struct run *r)
 		fprintf(stderr, "ktap: %llu records dropped\n", r->dropped);
 	if (r->skipped > 0)
 		fprintf(stderr, "ktap: %llu probe hits skipped\n", r->skipped);
+	if (r->out.lost > 0)
+		fprintf(stderr, "ktap: %llu bytes of output lost to a full disk\n", r->out.lost);
 }
 
 static int open_output(struct output *o, const char *file)
