@@ -498,6 +498,9 @@ static int lock_guest(void)
 }
 
 static int slot_fd = -1;	/* the session slot session_open() took */
+/* -A, --stop, --running: the running guest as it is, also when ktap was
+ * rebuilt since it booted (its detached scripts run there) */
+static bool use_running_guest;
 
 static void unlock_guest(int fd)
 {
@@ -1067,6 +1070,9 @@ static bool guest_current(const struct options *opt, const char *abi)
 	return ok;
 }
 
+/* the detached scripts a running guest has (vm_detached_cmd() below) */
+static char *detached_in(const struct guest *g);
+
 /*
  * The guest lock, shared: a current guest is used as it is. Booting or
  * restarting it takes the lock exclusively (waiting for the runs that
@@ -1076,16 +1082,26 @@ static int share_guest(const struct options *opt, const char *abi)
 {
 	int lock = open_guest_lock();
 
+	struct guest g;
+	char *names;
+
 	if (lock < 0 || take_guest_lock(lock, LOCK_SH, "another ktap is booting or stopping it") < 0)
 		goto fail;
-	if (guest_current(opt, abi))
+	if (guest_current(opt, abi) || (use_running_guest && guest_read(&g) && console_has_marker()))
 		return lock;
-	if (take_guest_lock(lock, LOCK_EX, "other ktap commands use the old guest") < 0 ||
-	    ensure_initramfs(opt, abi, true) < 0)
+	if (take_guest_lock(lock, LOCK_EX, "other ktap commands use the old guest") < 0)
+		goto fail;
+	/* a restart would end the detached scripts: they are stopped first */
+	if (!guest_current(opt, abi) && guest_read(&g) && console_has_marker() &&
+	    (names = detached_in(&g))) {
+		vm_err("the guest must restart (a new kernel or initramfs) but runs detached "
+		       "scripts (%s): ktap --vm --stop NAME each, or ktap --vm-stop --force", names);
+		free(names);
+		goto fail;
+	}
+	if (ensure_initramfs(opt, abi, true) < 0)
 		goto fail;
 	if (!guest_current(opt, abi)) {
-		struct guest g;
-
 		if (ensure_running(abi, &g) < 0)
 			goto fail;
 	}
@@ -1657,7 +1673,10 @@ int vm_exec(const char *command, const struct options *opt)
 int vm_detached_cmd(const struct options *opt)
 {
 	char *args = detached_cmd_line(opt), *line = xasprintf("exec ktap-run %s", args);
-	int rc = vm_exec(line, opt);
+	int rc;
+
+	use_running_guest = true;
+	rc = vm_exec(line, opt);
 
 	if (opt->detached_cmd == 'X')
 		keep_collect(opt->detached_name);
@@ -1717,23 +1736,21 @@ static int cmd_start(const struct options *opt)
 	return 0;
 }
 
-/* the detached scripts the guest runs (ktap-run -R), comma-separated;
- * NULL if none or it cannot tell */
-static char *detached_in_guest(const struct options *opt)
+/* the detached scripts the running guest g runs (ktap-run -R), comma-
+ * separated, NULL if none or it cannot tell; with the guest lock held */
+static char *detached_in(const struct guest *g)
 {
-	struct run_state r = { .status = -1 };
+	struct run_state r = { .status = -1, .g = *g };
 	struct strbuf names = { 0 };
 	char *text = NULL, *line, *save;
 	size_t len = 0;
-	int lock;
 
 	r.out = open_memstream(&text, &len);
-	lock = session_open(opt, &r.g, &r.c);
-	if (lock >= 0) {
-		run_line(&r, "exec ktap-run -R");
-		conn_close(&r.c);
-		unlock_guest(lock);
-	}
+	slot_fd = take_slot();
+	if (slot_fd >= 0 && conn_open(&r.c) == 0 && conn_ping(&r.c, PING_TIMEOUT, g->pid) == 0)
+		run_line(&r, "exec ktap-run -R 2>/dev/null");
+	conn_close(&r.c);
+	unlock_guest(-1);	/* the slot */
 	fclose(r.out);
 	/* the first line is the header; each row starts with the name */
 	for (line = strtok_r(text, "\n", &save); line && (line = strtok_r(NULL, "\n", &save));) {
@@ -1750,13 +1767,14 @@ static int cmd_stop(const struct options *opt)
 	char *names = NULL;
 	int lock;
 
-	if (guest_read(&g) && !opt->force && (names = detached_in_guest(opt))) {
+	lock = lock_guest();
+	if (guest_read(&g) && !opt->force && (names = detached_in(&g))) {
 		vm_err("the guest runs detached scripts (%s): ktap --vm --stop NAME "
 		       "each, or ktap --vm-stop --force", names);
 		free(names);
+		unlock_guest(lock);
 		return 1;
 	}
-	lock = lock_guest();
 	if (!guest_read(&g)) {
 		printf("ktap: the guest is not running\n");
 	} else {
