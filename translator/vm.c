@@ -1450,6 +1450,12 @@ static int keep_prepare(const char *ko, const char *file, bool detach)
 	FILE *f;
 	int rc = -1;
 
+	/* an earlier detached run's files wait for its --stop to move them */
+	if (detach && file_exists(dest)) {
+		vm_err("the output of an earlier detached %s is still in %s: "
+		       "ktap --vm --stop %s moves it to where it goes", name, dir, name);
+		goto out;
+	}
 	remove_tree(dir);
 	if (mkdir(dir, 0755) == 0 && (f = fopen(dest, "w"))) {
 		fprintf(f, "%s\n", abs);
@@ -1460,6 +1466,7 @@ static int keep_prepare(const char *ko, const char *file, bool detach)
 	}
 	if (rc < 0)
 		vm_err("cannot create %s: %s", dir, strerror(errno));
+out:
 	free(name);
 	free(rel);
 	free(dir);
