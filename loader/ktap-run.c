@@ -165,7 +165,7 @@ static void usage(FILE *f)
 		"           ktap or guest agent parent's) fires the script's probes\n"
 		"  -F       flight recorder: start the script detached, print its name;\n"
 		"           output to the buffer, a ring (-s MB), or with -o to FILE\n"
-		"  -S MB[,N] with -o: switch to FILE.1, FILE.2 ... each MB megabytes,\n"
+		"  -S MB[,N] with -o: FILE.0, FILE.1 ... of MB megabytes each,\n"
 		"           keep the last N\n"
 		"  -n TEXT  what the script is, for -R\n"
 		"  -A NAME  attach to the detached script NAME (its buffer, then live)\n"
