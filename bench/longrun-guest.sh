@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench/longrun-guest.sh - the guest half of bench/longrun (busybox sh).
 #
-# bench/longrun copies this file, readloop, firstline, the modules
+# bench/longrun copies this file, readalt, readloop, firstline, the modules
 # (ktap_lr.ko, stap_lr.ko) and staprun's files (stap/) into the guest's
 # share (/mnt/host); each step is one `ktap --vm-exec`. Work files in /tmp.
 #
@@ -10,8 +10,9 @@
 #   sh longrun-guest.sh attach ROUNDS     attach latency
 #
 # Output, one line per fact:
-#   S VARIANT ROUND NS     one readloop of N iterations: ns per iteration
-#                          (the least of 3 in the run); VARIANT none,
+#   S VARIANT ROUND NS     one readalt run: its least ns per read(2) (one
+#                          hit) minus its least per readv(2) (no hit),
+#                          alternated in one process; VARIANT none,
 #                          ktap-att, ktap-det, stap-att, stap-det
 #   T TOOL ROUND NS        attach: ns from the attach command's start to
 #                          the first line it printed
@@ -19,15 +20,12 @@
 T=/tmp/lr
 STAPRUN=/usr/bin/staprun
 
-# the least ns per iteration of 3 readloops of N, pinned to vCPU 1
+# readalt's read(2) minus readv(2), least ns per call, pinned to vCPU 1
+# (N: its rounds of batches of 50)
 loops() {	# N
-	best=""
-	for i in 1 2 3; do
-		ns=$(taskset -c 1 $T/readloop "$1" 2>&1 | sed -n 's/.* \([0-9]*\) ns per iteration$/\1/p')
-		[ -n "$ns" ] || { echo "E readloop failed"; continue; }
-		[ -z "$best" ] || [ "$ns" -lt "$best" ] && best=$ns
-	done
-	echo "$best"
+	taskset -c 1 $T/readalt "$1" 50 2>&1 |
+		sed -n 's/^readalt: readv \([0-9]*\) ns .*, read \([0-9]*\) ns .*/\1 \2/p' |
+		awk '{ print $2 - $1 }'
 }
 
 variant() {	# VARIANT ROUND N
@@ -49,13 +47,13 @@ variant() {	# VARIANT ROUND N
 	for m in ktap_lr stap_lr; do
 		grep -q "^$m " /proc/modules && { echo "E $m still loaded after $1"; rmmod $m 2>/dev/null; }
 	done
-	[ -n "$ns" ] && echo "S $1 $2 $ns"
+	[ -n "$ns" ] && echo "S $1 $2 $ns" || echo "E readalt gave nothing under $1"
 }
 
 case $1 in
 setup)
 	mkdir -p $T || exit 1
-	cp /mnt/host/readloop /mnt/host/firstline /mnt/host/*.ko $T/ || exit 1
+	cp /mnt/host/readalt /mnt/host/readloop /mnt/host/firstline /mnt/host/*.ko $T/ || exit 1
 	sh /mnt/host/stap/install.sh > /dev/null 2>&1 || echo "E staprun could not be installed"
 	[ -x "$STAPRUN" ] || echo "E no staprun in the guest"
 	;;
