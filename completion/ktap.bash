@@ -50,8 +50,11 @@ _ktap()
 		[ "$w" = --vm ] && vm=--vm
 	done
 	case $prev in
-	-e|-x|-m|-s|-T|-G|--compatible|--vm-exec)
+	-e|-x|-m|-s|-S|-T|-G|--compatible|--vm-exec)
 		return ;;
+	-A|--stop)	# the detached scripts running (in the guest with --vm)
+		COMPREPLY=($(compgen -W "$("$ktap" $vm --running 2>/dev/null |
+			sed 1d | cut -d' ' -f1)" -- "$cur")); return ;;
 	-c)
 		COMPREPLY=($(compgen -c -- "$cur")); return ;;
 	-o|-d)

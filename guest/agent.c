@@ -10,10 +10,15 @@
  *   guest -> host: O stdout, E stderr, X exit status (ASCII; 128+N when
  *                  killed by signal N), P pong
  *
- * One host client at a time. When it goes away (the port reports HUP) or
- * a new client pings while a command runs, that command is orphaned: it
+ * KTAP_AGENT_PORTS ports (frames.h), each a session of its own: one host
+ * client and one command at a time per port, so that as many ktap
+ * commands as there are ports run at once (a script, ktap -A, --stop,
+ * --vm-exec). When a port's client goes away (the port reports HUP) or a
+ * new client pings while its command runs, that command is orphaned: it
  * gets SIGHUP (ktap-run then stops its script and unloads the module), its
- * output is discarded, and a command asked for meanwhile waits for it.
+ * output is discarded, and a command asked for meanwhile on that port
+ * waits for it. A detached loader (ktap-run -F) is in a session of its
+ * own (setsid), no port's command: it outlives its host client.
  *
  * Static binary, started by the guest's /init. Prints KTAP-AGENT-READY on
  * its stdout (the console) once it serves the port.
@@ -98,86 +103,7 @@ static void buf_drop(struct buf *b, size_t n)
 	b->len -= n;
 }
 
-/* ---- the port ---- */
-
-static int port_fd = -1;
-static bool connected;		/* a host client is on the socket */
-static struct buf outq;		/* frames to the host */
-static struct buf inq;		/* bytes from the host */
-
-static void send_frame(char type, const void *data, uint32_t len)
-{
-	unsigned char h[KTAP_FRAME_HDR_LEN];
-
-	ktap_frame_header(h, type, len);
-	if (!connected)
-		return;
-	buf_add(&outq, h, sizeof(h));
-	buf_add(&outq, data, len);
-}
-
-static void send_str(char type, const char *s)
-{
-	send_frame(type, s, strlen(s));
-}
-
-/* the /dev node of the virtio port called KTAP_AGENT_PORT, waiting for it */
-static int open_port(void)
-{
-	static char dev[300];
-
-	for (int tries = 0; tries < 300; tries++) {
-		DIR *d = opendir("/sys/class/virtio-ports");
-		struct dirent *de;
-
-		while (d && (de = readdir(d))) {
-			char path[300], name[64] = "";
-			FILE *f;
-
-			snprintf(path, sizeof(path), "/sys/class/virtio-ports/%s/name",
-				 de->d_name);
-			f = fopen(path, "r");
-			if (!f)
-				continue;
-			if (fgets(name, sizeof(name), f))
-				name[strcspn(name, "\n")] = '\0';
-			fclose(f);
-			if (strcmp(name, KTAP_AGENT_PORT))
-				continue;
-			snprintf(dev, sizeof(dev), "/dev/%s", de->d_name);
-			closedir(d);
-			return open(dev, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-		}
-		if (d)
-			closedir(d);
-		usleep(100000);
-	}
-	errno = ENODEV;
-	return -1;
-}
-
-/* the port says HUP while no host client is connected */
-static bool port_hup(void)
-{
-	struct pollfd p = { .fd = port_fd, .events = POLLIN };
-
-	return poll(&p, 1, 0) == 1 && (p.revents & POLLHUP);
-}
-
-static void port_write(void)
-{
-	while (outq.len) {
-		ssize_t n = write(port_fd, outq.p, outq.len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;		/* EAGAIN: poll for POLLOUT */
-		buf_drop(&outq, n);
-	}
-}
-
-/* ---- the command ---- */
+/* ---- sessions: one per port ---- */
 
 struct command {
 	pid_t pid;		/* also its process group; 0: none */
@@ -189,17 +115,129 @@ struct command {
 	double kill_time;	/* orphan: SIGKILL then */
 };
 
-static struct command cmd = { .out = -1, .err = -1 };
-static char *waiting;		/* a command line waiting for an orphan */
+struct session {
+	int slot;
+	int port_fd;
+	bool connected;		/* a host client is on the port's socket */
+	struct buf outq;	/* frames to the host */
+	struct buf inq;		/* bytes from the host */
+	struct command cmd;
+	char *waiting;		/* a command line waiting for an orphan */
+};
 
-static void start_command(const char *line)
+static struct session sessions[KTAP_AGENT_PORTS];
+
+static void send_frame(struct session *s, char type, const void *data, uint32_t len)
+{
+	unsigned char h[KTAP_FRAME_HDR_LEN];
+
+	ktap_frame_header(h, type, len);
+	if (!s->connected)
+		return;
+	buf_add(&s->outq, h, sizeof(h));
+	buf_add(&s->outq, data, len);
+}
+
+static void send_str(struct session *s, char type, const char *s_)
+{
+	send_frame(s, type, s_, strlen(s_));
+}
+
+/* the virtio port called name's /dev node, or "" */
+static void find_port(const char *want, char *dev, size_t size)
+{
+	DIR *d = opendir("/sys/class/virtio-ports");
+	struct dirent *de;
+
+	dev[0] = '\0';
+	while (d && (de = readdir(d))) {
+		char path[300], name[64] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/sys/class/virtio-ports/%s/name", de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(name, sizeof(name), f))
+			name[strcspn(name, "\n")] = '\0';
+		fclose(f);
+		if (!strcmp(name, want)) {
+			snprintf(dev, size, "/dev/%s", de->d_name);
+			break;
+		}
+	}
+	if (d)
+		closedir(d);
+}
+
+/* open the port of every slot, waiting for the first; a guest booted
+ * with fewer ports (none past slot 0) serves what it has */
+static int open_ports(void)
+{
+	char name[64], dev[300];
+	int opened = 0;
+
+	for (int tries = 0; tries < 300; tries++) {
+		ktap_agent_port_name(name, sizeof(name), 0);
+		find_port(name, dev, sizeof(dev));
+		if (dev[0])
+			break;
+		usleep(100000);
+	}
+	for (int k = 0; k < KTAP_AGENT_PORTS; k++) {
+		struct session *s = &sessions[k];
+
+		s->slot = k;
+		s->port_fd = -1;
+		s->cmd = (struct command){ .out = -1, .err = -1 };
+		ktap_agent_port_name(name, sizeof(name), k);
+		find_port(name, dev, sizeof(dev));
+		if (!dev[0])
+			continue;
+		s->port_fd = open(dev, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		if (s->port_fd < 0)
+			continue;
+		/* SIGIO when the host connects or leaves, or sends data */
+		fcntl(s->port_fd, F_SETOWN, getpid());
+		fcntl(s->port_fd, F_SETFL, fcntl(s->port_fd, F_GETFL) | O_ASYNC);
+		opened++;
+	}
+	if (!opened)
+		errno = ENODEV;
+	return opened ? 0 : -1;
+}
+
+/* the port says HUP while no host client is connected */
+static bool port_hup(struct session *s)
+{
+	struct pollfd p = { .fd = s->port_fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLHUP);
+}
+
+static void port_write(struct session *s)
+{
+	while (s->outq.len) {
+		ssize_t n = write(s->port_fd, s->outq.p, s->outq.len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;		/* EAGAIN: poll for POLLOUT */
+		buf_drop(&s->outq, n);
+	}
+}
+
+/* ---- the command ---- */
+
+static void start_command(struct session *s, const char *line)
 {
 	int out[2], err[2];
 	pid_t pid;
 
 	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
-		send_str(KTAP_FRAME_STDERR, "ktap-agent: pipe failed\n");
-		send_str(KTAP_FRAME_EXIT, "127");
+		send_str(s, KTAP_FRAME_STDERR, "ktap-agent: pipe failed\n");
+		send_str(s, KTAP_FRAME_EXIT, "127");
 		return;
 	}
 	pid = fork();
@@ -226,24 +264,24 @@ static void start_command(const char *line)
 	if (pid < 0) {
 		close(out[0]);
 		close(err[0]);
-		send_str(KTAP_FRAME_STDERR, "ktap-agent: fork failed\n");
-		send_str(KTAP_FRAME_EXIT, "127");
+		send_str(s, KTAP_FRAME_STDERR, "ktap-agent: fork failed\n");
+		send_str(s, KTAP_FRAME_EXIT, "127");
 		return;
 	}
 	setpgid(pid, pid);
 	fcntl(out[0], F_SETFL, O_NONBLOCK);
 	fcntl(err[0], F_SETFL, O_NONBLOCK);
-	cmd = (struct command){ .pid = pid, .out = out[0], .err = err[0] };
+	s->cmd = (struct command){ .pid = pid, .out = out[0], .err = err[0] };
 }
 
-static void orphan_command(const char *why)
+static void orphan_command(struct session *s, const char *why)
 {
-	if (!cmd.pid || cmd.orphan)
+	if (!s->cmd.pid || s->cmd.orphan)
 		return;
-	logmsg("%s: hanging up the running command", why);
-	cmd.orphan = true;
-	cmd.kill_time = now() + ORPHAN_GRACE;
-	kill(-cmd.pid, SIGHUP);
+	logmsg("port %d: %s: hanging up the running command", s->slot, why);
+	s->cmd.orphan = true;
+	s->cmd.kill_time = now() + ORPHAN_GRACE;
+	kill(-s->cmd.pid, SIGHUP);
 }
 
 static void close_pipe(int *fd)
@@ -254,7 +292,7 @@ static void close_pipe(int *fd)
 }
 
 /* forward what the command wrote; false at EOF */
-static bool pipe_read(int *fd, char type)
+static bool pipe_read(struct session *s, int *fd, char type)
 {
 	char data[CHUNK];
 	ssize_t n = read(*fd, data, sizeof(data));
@@ -265,8 +303,8 @@ static bool pipe_read(int *fd, char type)
 		close_pipe(fd);
 		return false;
 	}
-	if (!cmd.orphan)
-		send_frame(type, data, n);
+	if (!s->cmd.orphan)
+		send_frame(s, type, data, n);
 	return true;
 }
 
@@ -274,7 +312,9 @@ static bool pipe_read(int *fd, char type)
  * A ktap-run that was killed (SIGKILL: it could not unload) leaves its
  * module loaded, its probes disarmed when its ctl closed. The module's
  * ktap_loader parameter (runtime/uapi.h) names the loader's pid first:
- * unload the modules of the child just reaped.
+ * unload the modules of the child just reaped. A detached loader
+ * (ktap-run -F) is reaped here too once its parent exits: the agent is
+ * the subreaper.
  */
 static void reap_modules(pid_t loader)
 {
@@ -312,132 +352,139 @@ static void reap_children(void)
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 		if (WIFSIGNALED(status))
 			reap_modules(pid);
-		if (pid == cmd.pid && !cmd.exited) {
-			cmd.exited = true;
-			cmd.status = status;
-			cmd.exit_time = now();
+		for (int k = 0; k < KTAP_AGENT_PORTS; k++) {
+			struct command *cmd = &sessions[k].cmd;
+
+			if (pid == cmd->pid && !cmd->exited) {
+				cmd->exited = true;
+				cmd->status = status;
+				cmd->exit_time = now();
+			}
 		}
 	}
 }
 
 /* the command exited and its output is in: report, start a waiting one */
-static void finish_command(void)
+static void finish_command(struct session *s)
 {
 	char code[16];
-	int st = cmd.status;
+	int st = s->cmd.status;
 
-	if (!cmd.orphan) {
+	if (!s->cmd.orphan) {
 		snprintf(code, sizeof(code), "%d",
 			 WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st));
-		send_str(KTAP_FRAME_EXIT, code);
+		send_str(s, KTAP_FRAME_EXIT, code);
 	}
-	kill(-cmd.pid, SIGKILL);	/* leftovers of the group */
-	close_pipe(&cmd.out);
-	close_pipe(&cmd.err);
-	cmd = (struct command){ .out = -1, .err = -1 };
-	if (waiting) {
-		start_command(waiting);
-		free(waiting);
-		waiting = NULL;
+	kill(-s->cmd.pid, SIGKILL);	/* leftovers of the group */
+	close_pipe(&s->cmd.out);
+	close_pipe(&s->cmd.err);
+	s->cmd = (struct command){ .out = -1, .err = -1 };
+	if (s->waiting) {
+		start_command(s, s->waiting);
+		free(s->waiting);
+		s->waiting = NULL;
 	}
 }
 
-static void check_command(void)
+static void check_command(struct session *s)
 {
+	struct command *cmd = &s->cmd;
 	double t = now();
 
-	if (!cmd.pid)
+	if (!cmd->pid)
 		return;
-	if (cmd.orphan && !cmd.exited && t >= cmd.kill_time) {
+	if (cmd->orphan && !cmd->exited && t >= cmd->kill_time) {
 		logmsg("the orphaned command ignores SIGHUP: killing it");
-		kill(-cmd.pid, SIGKILL);
-		cmd.kill_time = t + 3600;
+		kill(-cmd->pid, SIGKILL);
+		cmd->kill_time = t + 3600;
 	}
-	if (!cmd.exited)
+	if (!cmd->exited)
 		return;
 	/* background children may hold the pipes: give them EOF_GRACE */
-	if ((cmd.out < 0 && cmd.err < 0) || t - cmd.exit_time >= EOF_GRACE)
-		finish_command();
+	if ((cmd->out < 0 && cmd->err < 0) || t - cmd->exit_time >= EOF_GRACE)
+		finish_command(s);
 }
 
 /* ---- frames from the host ---- */
 
-static void on_ping(const char *nonce, uint32_t len)
+static void on_ping(struct session *s, const char *nonce, uint32_t len)
 {
 	/* a host pings only when it starts a session: the old one is gone */
-	orphan_command("a new host session");
-	send_frame(KTAP_FRAME_PING, nonce, len);
+	orphan_command(s, "a new host session");
+	send_frame(s, KTAP_FRAME_PING, nonce, len);
 }
 
 /* the host asks whether the guest still runs while a command is silent
  * (ktap-run unhooking thousands of probes): answer, change nothing */
-static void on_alive(const char *nonce, uint32_t len)
+static void on_alive(struct session *s, const char *nonce, uint32_t len)
 {
-	send_frame(KTAP_FRAME_ALIVE, nonce, len);
+	send_frame(s, KTAP_FRAME_ALIVE, nonce, len);
 }
 
-static void on_run(const char *line)
+static void on_run(struct session *s, const char *line)
 {
-	if (!cmd.pid) {
-		start_command(line);
-	} else if (cmd.orphan) {
-		free(waiting);
-		waiting = strdup(line);
-		send_str(KTAP_FRAME_STDERR, "ktap-agent: waiting for the previous command to end\n");
+	if (!s->cmd.pid) {
+		start_command(s, line);
+	} else if (s->cmd.orphan) {
+		free(s->waiting);
+		s->waiting = strdup(line);
+		send_str(s, KTAP_FRAME_STDERR, "ktap-agent: waiting for the previous command to end\n");
 	} else {
-		send_str(KTAP_FRAME_STDERR, "ktap-agent: a command is already running\n");
+		send_str(s, KTAP_FRAME_STDERR, "ktap-agent: a command is already running\n");
 	}
 }
 
-static void on_signal(const char *num)
+static void on_signal(struct session *s, const char *num)
 {
 	int sig = atoi(num);
 
 	if (sig <= 0 || sig >= NSIG)
 		return;
-	if (cmd.pid && !cmd.orphan)
-		kill(-cmd.pid, sig);
+	if (s->cmd.pid && !s->cmd.orphan)
+		kill(-s->cmd.pid, sig);
 }
 
-static void handle_frames(void)
+static void handle_frames(struct session *s)
 {
-	while (inq.len >= KTAP_FRAME_HDR_LEN) {
-		unsigned char *h = (unsigned char *)inq.p;
+	struct buf *inq = &s->inq;
+
+	while (inq->len >= KTAP_FRAME_HDR_LEN) {
+		unsigned char *h = (unsigned char *)inq->p;
 		uint32_t len = ktap_frame_len(h);
 		char *payload;
 
 		if (len > MAX_FRAME) {
 			logmsg("bad frame from the host (type %u, %u bytes): resetting", h[0], len);
-			inq.len = 0;
+			inq->len = 0;
 			return;
 		}
-		if (inq.len < KTAP_FRAME_HDR_LEN + len)
+		if (inq->len < KTAP_FRAME_HDR_LEN + len)
 			return;
 		payload = malloc(len + 1);
 		if (!payload)
 			return;
-		memcpy(payload, inq.p + KTAP_FRAME_HDR_LEN, len);
+		memcpy(payload, inq->p + KTAP_FRAME_HDR_LEN, len);
 		payload[len] = '\0';
 		switch (h[0]) {
-		case KTAP_FRAME_PING: on_ping(payload, len); break;
-		case KTAP_FRAME_ALIVE: on_alive(payload, len); break;
-		case KTAP_FRAME_RUN: on_run(payload); break;
-		case KTAP_FRAME_SIGNAL: on_signal(payload); break;
+		case KTAP_FRAME_PING: on_ping(s, payload, len); break;
+		case KTAP_FRAME_ALIVE: on_alive(s, payload, len); break;
+		case KTAP_FRAME_RUN: on_run(s, payload); break;
+		case KTAP_FRAME_SIGNAL: on_signal(s, payload); break;
 		default: logmsg("unknown frame type %u from the host", h[0]);
 		}
 		free(payload);
-		buf_drop(&inq, KTAP_FRAME_HDR_LEN + len);
+		buf_drop(inq, KTAP_FRAME_HDR_LEN + len);
 	}
 }
 
-static void port_read(void)
+static void port_read(struct session *s)
 {
 	char data[CHUNK];
-	ssize_t n = read(port_fd, data, sizeof(data));
+	ssize_t n = read(s->port_fd, data, sizeof(data));
 
 	if (n > 0) {
-		buf_add(&inq, data, n);
-		handle_frames();
+		buf_add(&s->inq, data, n);
+		handle_frames(s);
 	}
 	/* 0: the host left; the HUP check at the top of the loop sees it */
 }
@@ -452,47 +499,72 @@ static void note_signal(int sig)
 	got_signal = 1;
 }
 
-static void set_connected(bool now_connected)
+static void set_connected(struct session *s, bool now_connected)
 {
-	if (connected && !now_connected) {
-		outq.len = 0;
-		inq.len = 0;
-		orphan_command("the host left");
+	if (s->connected && !now_connected) {
+		s->outq.len = 0;
+		s->inq.len = 0;
+		orphan_command(s, "the host left");
 	}
-	connected = now_connected;
+	s->connected = now_connected;
+}
+
+/* this session's three poll entries; may it sleep without a timeout? */
+static bool session_poll(struct session *s, struct pollfd *p)
+{
+	struct command *cmd = &s->cmd;
+	bool room = s->outq.len < OUT_HIGH || cmd->orphan;
+
+	if (s->port_fd >= 0)
+		set_connected(s, !port_hup(s));
+	p[0] = (struct pollfd){ .fd = s->connected ? s->port_fd : -1,
+		.events = POLLIN | (s->outq.len ? POLLOUT : 0) };
+	p[1] = (struct pollfd){ .fd = room ? cmd->out : -1, .events = POLLIN };
+	p[2] = (struct pollfd){ .fd = room ? cmd->err : -1, .events = POLLIN };
+	/* connected and idle, or not connected and nothing to time: sleep
+	 * until something happens (SIGIO reports a change of the host
+	 * connection) */
+	return !cmd->pid || (!cmd->exited && !cmd->orphan && s->connected);
+}
+
+static void session_serve(struct session *s, const struct pollfd *p)
+{
+	if (p[0].revents & POLLIN)
+		port_read(s);
+	if (p[1].revents)
+		pipe_read(s, &s->cmd.out, KTAP_FRAME_STDOUT);
+	if (p[2].revents)
+		pipe_read(s, &s->cmd.err, KTAP_FRAME_STDERR);
+	check_command(s);
+	if (s->connected)
+		port_write(s);
 }
 
 static void serve(const sigset_t *wait_mask)
 {
 	for (;;) {
-		struct pollfd p[3];
-		struct timespec ts = { 0, 200000000 }, *tmo = &ts;
-		bool room = outq.len < OUT_HIGH || cmd.orphan;
+		struct pollfd p[3 * KTAP_AGENT_PORTS];
+		struct timespec ts = { 0, 200000000 }, *tmo = NULL;
+		bool any_disconnected = false;
 
-		set_connected(!port_hup());
-		p[0] = (struct pollfd){ .fd = connected ? port_fd : -1,
-			.events = POLLIN | (outq.len ? POLLOUT : 0) };
-		p[1] = (struct pollfd){ .fd = room ? cmd.out : -1, .events = POLLIN };
-		p[2] = (struct pollfd){ .fd = room ? cmd.err : -1, .events = POLLIN };
-		/* connected and idle: sleep until something happens (SIGIO
-		 * reports a change of the host connection) */
-		if (connected && (!cmd.pid || (!cmd.exited && !cmd.orphan)))
-			tmo = NULL;
+		for (int k = 0; k < KTAP_AGENT_PORTS; k++) {
+			if (!session_poll(&sessions[k], &p[3 * k]))
+				tmo = &ts;
+			any_disconnected |= sessions[k].port_fd >= 0 && !sessions[k].connected;
+		}
+		/* a port without a client reports no connect but by SIGIO,
+		 * which a virtio port sends for HUP changes only on some
+		 * kernels: look again now and then */
+		if (any_disconnected)
+			tmo = &ts;
 		got_signal = 0;
-		if (ppoll(p, 3, tmo, wait_mask) < 0 && errno != EINTR) {
+		if (ppoll(p, 3 * KTAP_AGENT_PORTS, tmo, wait_mask) < 0 && errno != EINTR) {
 			logmsg("poll: %s", strerror(errno));
 			sleep(1);
 		}
 		reap_children();
-		if (p[0].revents & POLLIN)
-			port_read();
-		if (p[1].revents)
-			pipe_read(&cmd.out, KTAP_FRAME_STDOUT);
-		if (p[2].revents)
-			pipe_read(&cmd.err, KTAP_FRAME_STDERR);
-		check_command();
-		if (connected)
-			port_write();
+		for (int k = 0; k < KTAP_AGENT_PORTS; k++)
+			session_serve(&sessions[k], &p[3 * k]);
 	}
 }
 
@@ -512,15 +584,10 @@ int main(void)
 	sigprocmask(SIG_BLOCK, &block, &wait_mask);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 
-	port_fd = open_port();
-	if (port_fd < 0) {
-		logmsg("no virtio port named %s: %s", KTAP_AGENT_PORT, strerror(errno));
+	if (open_ports() < 0) {
+		logmsg("no virtio port named %s: %s", KTAP_AGENT_PORT "0", strerror(errno));
 		return 1;
 	}
-	/* SIGIO when the host connects or leaves, or sends data */
-	fcntl(port_fd, F_SETOWN, getpid());
-	fcntl(port_fd, F_SETFL, fcntl(port_fd, F_GETFL) | O_ASYNC);
-
 	printf(KTAP_AGENT_READY "\n");
 	fflush(stdout);
 	serve(&wait_mask);

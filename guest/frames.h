@@ -12,8 +12,17 @@
 #define KTAP_GUEST_FRAMES_H
 
 #include <stdint.h>
+#include <stdio.h>
 
+/*
+ * KTAP_AGENT_PORTS ports, KTAP_AGENT_PORT followed by the slot number
+ * (ktap.ctl0 ... ktap.ctl7), each connected to a unix socket of its own on
+ * the host and served as a session of its own by the agent: as many ktap
+ * commands as ports use one guest at once. A host ktap takes a free slot
+ * (a flock per slot, translator/vm.c).
+ */
 #define KTAP_AGENT_PORT		"ktap.ctl"
+#define KTAP_AGENT_PORTS	8
 #define KTAP_AGENT_SHARE	"/mnt/host"
 #define KTAP_AGENT_READY	"KTAP-AGENT-READY"
 
@@ -46,6 +55,12 @@ enum ktap_frame_type {
 };
 
 #define KTAP_FRAME_HDR_LEN 5
+
+/* the virtio port name of slot k */
+static inline void ktap_agent_port_name(char *buf, size_t size, int k)
+{
+	snprintf(buf, size, KTAP_AGENT_PORT "%d", k);
+}
 
 /* the header of a frame of type with len bytes of payload */
 static inline void ktap_frame_header(unsigned char h[KTAP_FRAME_HDR_LEN],

@@ -1,6 +1,7 @@
 /* ktap-run - load a ktap module, stream its output, unload it.
  *
- * usage: ktap-run [-o FILE] [-c CMD | -x PID] [-s MB] [-T SECONDS] [-j] [-v] MODULE.ko
+ * usage: ktap-run [-o FILE [-S MB[,N]]] [-c CMD | -x PID] [-s MB] [-T SECONDS] [-F] [-j] [-v] MODULE.ko
+ *        ktap-run -A NAME | -X NAME | -R     (detached scripts: loader/detach.c)
  *
  * The contract with the module is section 2 of doc/internals.md: after
  * finit_module() the module has /sys/kernel/debug/<name>/ with one relay
@@ -143,7 +144,16 @@ struct options {
 	bool quiet;		/* -q: no progress line (progress.c) */
 	const char *module;	/* MODULE.ko */
 	char name[64];		/* module name: basename, no .ko, '-' -> '_' */
+	/* detach.c */
+	bool detach;		/* -F: run detached */
+	const char *about;	/* -n TEXT: the script, for -R */
+	long rotate_mb, rotate_keep;	/* -S MB[,N] */
+	char client;		/* 'A' attach, 'X' stop, 'R' list, 0: none */
+	const char *client_name;	/* -A/-X NAME */
 };
+
+/* detach.c */
+static void parse_rotation(struct options *o, const char *arg);
 
 static void usage(FILE *f)
 {
@@ -161,6 +171,14 @@ static void usage(FILE *f)
 		"           ktap or guest agent parent's) fires the script's probes\n"
 		"  -j       print JSON lines: records, messages, the exit (doc/json.md)\n"
 		"  -q       no progress line when arming the probes is slow\n"
+		"  -F       flight recorder: start the script detached, print its name;\n"
+		"           output to the buffer, a ring (-s MB), or with -o to FILE\n"
+		"  -S MB[,N] with -o: FILE.0, FILE.1 ... of MB megabytes each,\n"
+		"           keep the last N\n"
+		"  -n TEXT  what the script is, for -R\n"
+		"  -A NAME  attach to the detached script NAME (its buffer, then live)\n"
+		"  -X NAME  stop the detached script NAME\n"
+		"  -R       list the detached scripts\n"
 		"  -v       say what happens\n");
 }
 
@@ -218,7 +236,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "+o:c:x:s:T:G:Ljqvh")) != -1) {
+	while ((c = getopt(argc, argv, "+o:c:x:s:T:G:LjqvhFS:n:A:X:R")) != -1) {
 		switch (c) {
 		case 'o': o->out_file = optarg; break;
 		case 'c': o->command = optarg; break;
@@ -230,10 +248,17 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 'j': o->json = true; break;
 		case 'q': o->quiet = true; break;
 		case 'v': verbose++; break;
+		case 'F': o->detach = true; break;
+		case 'S': parse_rotation(o, optarg); break;
+		case 'n': o->about = optarg; break;
+		case 'A': case 'X': o->client_name = optarg; /* fall through */
+		case 'R': o->client = c; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); exit(1);
 		}
 	}
+	if (o->client && optind == argc)
+		return;
 	if (optind != argc - 1) {
 		usage(stderr);
 		exit(1);
@@ -653,17 +678,35 @@ struct output {
 	bool json;		/* -j: each record a JSON line */
 	struct json_buf jb;	/* the line being made */
 	struct json_clock clock;	/* records' tsc to time */
+	/* detach.c */
+	int tee;		/* a client's stdout: gets the output too, -1 */
+	bool tee_broken;	/* ... which went away */
+	long long written;	/* bytes in the current file */
+	long long limit;	/* -S: bytes per file, 0: one file */
+	long keep, index;	/* -S: files kept; the current one's number */
+	unsigned long long lost;	/* bytes lost to a full disk */
+	bool full;		/* ... now */
 };
+
+/* detach.c */
+static void out_tee(struct output *o);
+static void out_rotate(struct output *o, size_t len);
+static int rotate_open(struct output *o, const char *file);
+static bool out_full(struct output *o, size_t len);
+static void out_room_again(struct output *o);
 
 static void out_flush(struct output *o)
 {
 	size_t off = 0;
 
-	while (off < o->len && !o->broken) {
+	out_tee(o);
+	while (o->fd >= 0 && off < o->len && !o->broken) {
 		ssize_t n = write(o->fd, o->buf + off, o->len - off);
 
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && out_full(o, o->len - off))
+			break;
 		if (n <= 0) {
 			if (errno != EPIPE)
 				err("cannot write %s: %s", o->name, strerror(errno));
@@ -671,6 +714,8 @@ static void out_flush(struct output *o)
 			break;
 		}
 		off += n;
+		o->written += n;
+		out_room_again(o);
 	}
 	o->len = 0;
 }
@@ -679,6 +724,8 @@ static void out_put(struct output *o, const char *data, size_t len)
 {
 	if (o->broken)
 		return;
+	if (o->limit)
+		out_rotate(o, len);
 	if (o->len + len > o->cap) {
 		o->cap = o->len + len > 2 * o->cap ? o->len + len : 2 * o->cap;
 		o->buf = xrealloc(o->buf, o->cap);
@@ -853,6 +900,7 @@ struct run {
 	int errors;		/* error lines from the module */
 	const char *why;	/* what stopped the script, NULL: not yet */
 	unsigned long long dropped, skipped;
+	void (*loop)(struct run *r, int sfd);	/* run_loop, or detach.c's */
 };
 
 static void request_stop(struct run *r, const char *why)
@@ -1097,6 +1145,8 @@ static void report(struct run *r)
 		fprintf(stderr, "ktap: %llu records dropped\n", r->dropped);
 	if (r->skipped > 0)
 		fprintf(stderr, "ktap: %llu probe hits skipped\n", r->skipped);
+	if (r->out.lost > 0)
+		fprintf(stderr, "ktap: %llu bytes of output lost to a full disk\n", r->out.lost);
 }
 
 static int open_output(struct output *o, const char *file)
@@ -1105,6 +1155,8 @@ static int open_output(struct output *o, const char *file)
 	o->name = "stdout";
 	if (!file)
 		return 0;
+	if (o->limit)
+		return rotate_open(o, file);
 	o->name = file;
 	o->fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (o->fd < 0) {
@@ -1221,6 +1273,8 @@ static int run_module(struct run *r, int sfd)
 		n += snprintf(params + n, sizeof(params) - n, KTAP_PARAM_BUFSIZE "=%ld ", o->buf_mb << 20);
 	if (o->json)
 		n += snprintf(params + n, sizeof(params) - n, KTAP_PARAM_JSON "=1 ");
+	if (o->detach && !o->out_file)	/* a flight recorder: detach.c */
+		n += snprintf(params + n, sizeof(params) - n, KTAP_PARAM_FLIGHT "=1 ");
 	n += snprintf(params + n, sizeof(params) - n, "%s", o->globals);
 	/* the local time zone, for tz_ctime() and friends: the kernel has none */
 	if (localtime_r(&now_s, &tm) && tm.tm_zone && !strpbrk(tm.tm_zone, " \"="))
@@ -1261,7 +1315,7 @@ static int run_module(struct run *r, int sfd)
 			info("arming stopped, probes disarmed at uptime %.3f",
 			     up.tv_sec + up.tv_nsec / 1e9);
 			request_stop(r, strsignal(start_signal));
-			run_loop(r, sfd);
+			r->loop(r, sfd);
 		} else if (n == 0) {
 			info("started in %.0f ms", (now() - t) * 1e3);
 			if (o->seconds)
@@ -1269,13 +1323,13 @@ static int run_module(struct run *r, int sfd)
 			command_release(&r->cmd, true);
 			if (start_signal)
 				request_stop(r, strsignal(start_signal));
-			run_loop(r, sfd);
+			r->loop(r, sfd);
 		} else {
 			int e = errno;
 
 			r->status = 1;
 			r->state = DONE;
-			run_loop(r, sfd);	/* print its output and messages */
+			r->loop(r, sfd);	/* print its output and messages */
 			if (!r->errors)
 				err("the script failed to start: %s", strerror(e));
 		}
@@ -1292,14 +1346,21 @@ static int run_module(struct run *r, int sfd)
 	return r->status;
 }
 
+#include "detach.c"
+
 int main(int argc, char **argv)
 {
 	struct options opt = { 0 };
-	struct run r = { .opt = &opt, .m.next_seq = 1, .cmd.go_fd = -1 };
+	struct run r = { .opt = &opt, .m.next_seq = 1, .cmd.go_fd = -1,
+			 .out.tee = -1, .loop = run_loop };
 	sigset_t sigs;
 	int sfd, status;
 
 	parse_options(argc, argv, &opt);
+	if (opt.client)
+		return detach_client(&opt);
+	if (detach_check(&opt, &r.out) < 0)
+		return 1;
 	if (module_loaded(opt.name) && !remove_stale_module(opt.name)) {
 		err("a module named %s is already loaded (another ktap-run?); "
 		    "unload it with: rmmod %s", opt.name, opt.name);
@@ -1312,6 +1373,10 @@ int main(int argc, char **argv)
 	if (open_output(&r.out, opt.out_file) < 0)
 		return 1;
 	r.out.json = opt.json;
+	if (opt.detach) {
+		detach_fork(&r);	/* the parent exits there */
+		r.loop = detach_loop;
+	}
 
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&sigs);
@@ -1350,5 +1415,5 @@ int main(int argc, char **argv)
 		err("cannot write %s: %s", opt.out_file, strerror(errno));
 		status = 1;
 	}
-	return status;
+	return opt.detach ? detach_end(&r, status) : status;
 }

@@ -33,12 +33,20 @@
  * @busy: nonzero while a handler, or a runtime section that probes must
  *	not interrupt, runs on this CPU
  * @skipped: probe hits not run: reentrancy, NMI, lock contention
- * @dropped: records lost to a full relay buffer
+ * @dropped: records lost to a full relay buffer, or overwritten in it
+ *	(flight recorder)
+ * @records: records written
+ * @bytes: bytes of output in them
+ * @sub_records: flight recorder: records in each sub-buffer, counted as
+ *	dropped when the sub-buffer is overwritten
  */
 struct ktap_cpu_stats {
 	int busy;
 	unsigned long skipped;
 	unsigned long dropped;
+	unsigned long records;
+	unsigned long bytes;
+	unsigned int sub_records[KTAP_NR_SUBBUFS];
 };
 
 static unsigned long ktap_bufsize = KTAP_BUFSIZE_DEFAULT;
@@ -75,6 +83,16 @@ static void ktap_clock_ref(void)
 	ktap_ns_ref = ns;
 	ktap_tsc_khz = tsc_khz;
 }
+
+/*
+ * Flight recorder (ktap -F without -o): the relay buffer is a ring whose
+ * oldest sub-buffer the writer overwrites when it is full, so that it
+ * holds the last records whenever a reader attaches; the records lost
+ * are counted as dropped.
+ */
+static bool ktap_flight;
+module_param(ktap_flight, bool, 0444);
+MODULE_PARM_DESC(ktap_flight, "overwrite the oldest output when the buffer is full");
 
 static struct ktap_cpu_stats __percpu *ktap_stats;
 static atomic64_t ktap_seq = ATOMIC64_INIT(0);
@@ -201,10 +219,19 @@ static __always_inline void ktap_transport_write_as(struct ktap_rec_hdr *rec, u3
 	rec->magic = magic;
 	rec->seq = atomic64_inc_return(&ktap_seq);
 	p = relay_reserve(ktap_chan, size);
-	if (likely(p))
+	if (likely(p)) {
 		memcpy(p, rec, size);
-	else
+		this_cpu_inc(ktap_stats->records);
+		this_cpu_add(ktap_stats->bytes, rec->len);
+		if (unlikely(ktap_flight)) {
+			struct rchan_buf *buf = *this_cpu_ptr(ktap_chan->buf);
+
+			this_cpu_inc(ktap_stats->sub_records[buf->subbufs_produced %
+							     KTAP_NR_SUBBUFS]);
+		}
+	} else {
 		this_cpu_inc(ktap_stats->dropped);
+	}
 	raw_write_seqcount_end(this_cpu_ptr(&ktap_relay_seq));
 }
 
@@ -221,15 +248,28 @@ static __always_inline void ktap_transport_write(struct ktap_rec_hdr *rec)
  * @prev_subbuf: the one just finished
  * @prev_padding: unused bytes at the end of @prev_subbuf
  *
- * Never overwrite data the reader has not consumed. The write that then
- * fails counts itself as dropped in ktap_transport_write().
+ * Never overwrite data the reader has not consumed, unless this is a
+ * flight recorder: then the oldest sub-buffer goes, and its records are
+ * counted as dropped. Otherwise the write that fails counts itself as
+ * dropped in ktap_transport_write(). Runs on @buf's CPU (from
+ * relay_reserve()), or before any probe (relay_open()).
  *
- * Return: 0 when every sub-buffer holds unread data, 1 otherwise.
+ * Return: 0 when every sub-buffer holds unread data (and no flight
+ * recorder), 1 otherwise.
  */
 static int ktap_relay_subbuf_start(struct rchan_buf *buf, void *subbuf,
 				   void *prev_subbuf, size_t prev_padding)
 {
-	return !relay_buf_full(buf);
+	struct ktap_cpu_stats *st = per_cpu_ptr(ktap_stats, buf->cpu);
+	size_t sub = buf->subbufs_produced % KTAP_NR_SUBBUFS;
+
+	if (relay_buf_full(buf)) {
+		if (!ktap_flight)
+			return 0;
+		st->dropped += st->sub_records[sub];
+	}
+	st->sub_records[sub] = 0;
+	return 1;
 }
 
 /* ---- relay: reading ---- */
@@ -343,6 +383,12 @@ static ssize_t ktap_relay_read(struct file *filp, char __user *ubuf,
 
 	inode_lock(file_inode(filp));
 	ktap_relay_snapshot(buf, &pos);
+	/* a flight recorder's writer went round: the oldest sub-buffer
+	 * left whole is the one after the writer's */
+	if (ktap_flight && pos.produced - buf->subbufs_consumed >= n_subbufs) {
+		buf->subbufs_consumed = pos.produced - n_subbufs + 1;
+		buf->bytes_consumed = 0;
+	}
 	for (;;) {
 		size_t sub = buf->subbufs_consumed % n_subbufs;
 		bool complete = buf->subbufs_consumed != pos.produced;
@@ -864,6 +910,41 @@ static const struct file_operations ktap_ctl_fops = {
 	/* nonseekable_open(); no .llseek (see ktap_relay_fops) */
 };
 
+/* ---- the stats file ---- */
+
+/**
+ * ktap_stats_read() - read() of the stats file: the counters, one line
+ * @filp: the file
+ * @ubuf: user buffer
+ * @count: its size
+ * @ppos: position
+ *
+ * KTAP_STATS_FORMAT (uapi.h): records and bytes written, records dropped,
+ * probe hits skipped, summed over the CPUs at the time of the read.
+ *
+ * Return: bytes read, or -EFAULT.
+ */
+static ssize_t ktap_stats_read(struct file *filp, char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	unsigned long records = 0, bytes = 0;
+	char line[128];
+	int cpu, n;
+
+	for_each_possible_cpu(cpu) {
+		records += per_cpu_ptr(ktap_stats, cpu)->records;
+		bytes += per_cpu_ptr(ktap_stats, cpu)->bytes;
+	}
+	n = scnprintf(line, sizeof(line), KTAP_STATS_FORMAT "\n", records, bytes,
+		      ktap_sum_dropped(), ktap_sum_skipped());
+	return simple_read_from_buffer(ubuf, count, ppos, line, n);
+}
+
+static const struct file_operations ktap_stats_fops = {
+	.owner = THIS_MODULE,
+	.read = ktap_stats_read,
+};
+
 /* ---- setup ---- */
 
 /**
@@ -918,6 +999,11 @@ static int ktap_transport_init(int (*command)(const char *cmd),
 		goto err_dir;
 	}
 	ctl = debugfs_create_file(KTAP_CTL_FILE, 0600, ktap_dir, NULL, &ktap_ctl_fops);
+	if (IS_ERR(ctl)) {
+		ret = PTR_ERR(ctl);
+		goto err_relay;
+	}
+	ctl = debugfs_create_file(KTAP_STATS_FILE, 0444, ktap_dir, NULL, &ktap_stats_fops);
 	if (IS_ERR(ctl)) {
 		ret = PTR_ERR(ctl);
 		goto err_relay;

@@ -8,7 +8,8 @@
  *
  * After loading, the module has /sys/kernel/debug/<module name>/ with
  * one relay file per CPU, KTAP_RELAY_FILE followed by the CPU's number,
- * and the control file, KTAP_CTL_FILE.
+ * the control file, KTAP_CTL_FILE, and KTAP_STATS_FILE, one line of
+ * counters (KTAP_STATS_FORMAT) for anyone to read at any time.
  */
 #ifndef _KTAP_UAPI_H
 #define _KTAP_UAPI_H
@@ -17,10 +18,15 @@
 
 #define KTAP_RELAY_FILE	"cpu"
 #define KTAP_CTL_FILE	"ctl"
+#define KTAP_STATS_FILE	"stats"
+/* records written, their bytes, records dropped, probe hits skipped */
+#define KTAP_STATS_FORMAT "records %lu bytes %lu dropped %lu skipped %lu"
 
 /* module parameters (the runtime's variables of these names) */
 #define KTAP_PARAM_TARGET	"ktap_target"	/* target()'s pid */
 #define KTAP_PARAM_BUFSIZE	"ktap_bufsize"	/* relay bytes per CPU */
+#define KTAP_PARAM_FLIGHT	"ktap_flight"	/* 1: the relay buffer is a ring
+						 * that keeps the last records */
 #define KTAP_PARAM_TZ_GMTOFF	"ktap_tz_gmtoff"	/* local time zone, seconds west of UTC */
 #define KTAP_PARAM_TZ_NAME	"ktap_tz_name"	/* its name, e.g. "CET" */
 /* -G NAME=VALUE: the script's global NAME is the parameter g_NAME (the
@@ -87,5 +93,18 @@ struct ktap_rec_hdr {
 #define KTAP_MSG_DONE	"done"		/* + " <dropped> <skipped>" */
 #define KTAP_MSG_SYSTEM	"system"	/* + " <command>": system(), run by the
 					 * loader (\n and \\ escaped) */
+
+/* ---- detached scripts (ktap -F): the loader's registry ----
+ * A detached ktap-run (loader/detach.c) keeps KTAP_DETACH_DIR/<name>.info
+ * (lines "pid N", "started EPOCH", "target PID", "output FILE|ring",
+ * "script TEXT") and listens on KTAP_DETACH_DIR/<name>.sock. A client
+ * connects, sends one request word with its stdout and stderr
+ * (SCM_RIGHTS), and gets one byte when it is done: the exit status.
+ */
+#define KTAP_DETACH_DIR		"/run/ktap"
+#define KTAP_DETACH_ATTACH	"attach"	/* stream the output until the
+						 * client goes (ring first) */
+#define KTAP_DETACH_STOP	"stop"		/* stop; end probes' output and
+						 * messages to the client */
 
 #endif /* _KTAP_UAPI_H */

@@ -146,6 +146,9 @@ char *cache_private_dir(const char *name, bool create);	/* <cache>/NAME, checked
 /* ---- run.c: pass 5 ---- */
 
 int run_local(const char *ko_path, const struct options *opt);
+int run_detached_cmd(const struct options *opt);	/* -A, --stop, --running */
+char *detached_cmd_line(const struct options *opt);	/* ... as ktap-run options */
+const char *script_about(const struct options *opt);	/* what -F runs, for --running */
 const char *local_run_refusal(void);	/* NULL when modules can load here */
 char **ktap_run_argv(const char *loader, const char *ko,
 		     const struct options *opt, bool with_output_file);
@@ -165,6 +168,7 @@ int vm_run(const char *ko_path, const struct options *opt);
 unsigned long long vm_guest_memory(int *ncpus);
 int vm_command(const char *what, const struct options *opt);	/* setup/start/stop/status */
 int vm_exec(const char *command, const struct options *opt);	/* --vm-exec */
+int vm_detached_cmd(const struct options *opt);	/* --vm -A, --stop, --running */
 const char *vm_kernel_release(const struct options *opt);	/* its ABI, e.g. 6.1.0-57-amd64 */
 
 /* ---- main.c: options ---- */
@@ -210,6 +214,12 @@ struct options {
 	const char *prologue_searching;	/* -P / --prologue-searching[=WHEN] */
 	char **global_settings;		/* -G NAME=VALUE, checked in pass 2 */
 	int nglobal_settings;
+	/* long runs (ktap-run's loader/detach.c does the work) */
+	bool detach;			/* -F: flight recorder, detached */
+	const char *rotate;		/* -S MB[,N] */
+	char detached_cmd;		/* 'A' -A NAME, 'X' --stop NAME, 'R' --running */
+	const char *detached_name;
+	bool force;			/* --force: --vm-stop with scripts running */
 };
 
 #endif

@@ -42,6 +42,14 @@ static void usage(FILE *out)
 "  -m NAME       name the module NAME\n"
 "  -s MB         per-CPU output buffer size in MiB\n"
 "  -T SECONDS    stop the script after SECONDS (end probes run)\n"
+"  -F            flight recorder: start the script detached, print its name;\n"
+"                output to an in-kernel ring of -s MB, or with -o to FILE\n"
+"  -S MB[,N]     with -o: FILE.0, FILE.1 ... of MB megabytes, keep the last N\n"
+"  -A NAME       attach to the detached script NAME (ring first, then live);\n"
+"                Ctrl-C detaches\n"
+"  --stop NAME   stop the detached script NAME (end probes' output to you)\n"
+"  --running     list the detached scripts\n"
+"  --vm-stop --force  stop the guest even while detached scripts run in it\n"
 "  -w / -W       no warnings / warnings are errors\n"
 "  -u            unoptimized: keep the code that elision would drop\n"
 "  -t            at exit, report each probe's hits and cycles per hit\n"
@@ -136,6 +144,9 @@ enum long_opt {
 	OPT_PROLOGUE_SEARCHING,
 	OPT_TRACE_LOADER,
 	OPT_JSON,
+	OPT_STOP,
+	OPT_RUNNING,
+	OPT_FORCE,
 };
 
 static const struct option long_options[] = {
@@ -160,6 +171,9 @@ static const struct option long_options[] = {
 	{ "prologue-searching", optional_argument, NULL, OPT_PROLOGUE_SEARCHING },
 	{ "trace-loader", no_argument, NULL, OPT_TRACE_LOADER },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "stop", required_argument, NULL, OPT_STOP },
+	{ "running", no_argument, NULL, OPT_RUNNING },
+	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -191,11 +205,29 @@ static long parse_number_option(int opt, const char *arg, long lo, long hi)
 
 /* -m NAME becomes file names in the build directory and the kernel's
  * module name: only what both take as they are */
-static const char *module_name_option(const char *arg)
+static const char *module_name_option(const char *what, const char *arg)
 {
 	if (!is_module_name(arg)) {
-		fprintf(stderr, "ktap: -m wants a module name of 1 to %d letters, digits "
-			"and '_', not '%s'\n", KTAP_MODULE_NAME_MAX, arg);
+		fprintf(stderr, "ktap: %s wants a module name of 1 to %d letters, digits "
+			"and '_', not '%s'\n", what, KTAP_MODULE_NAME_MAX, arg);
+		exit(1);
+	}
+	return arg;
+}
+
+/* -S MB[,N]: megabytes per output file, files kept */
+static const char *rotate_option(const char *arg)
+{
+	char *end;
+	long mb, n = 1;
+
+	errno = 0;
+	mb = strtol(arg, &end, 10);
+	if (!errno && end != arg && *end == ',' && end[1])
+		n = strtol(end + 1, &end, 10);
+	if (errno || end == arg || *end || mb < 1 || mb > 1000000 || n < 1 || n > 100000) {
+		fprintf(stderr, "ktap: -S wants MB[,N]: megabytes per output file "
+			"(1-1000000), then how many files to keep (1-100000), not '%s'\n", arg);
 		exit(1);
 	}
 	return arg;
@@ -327,7 +359,7 @@ static const char *parse_options(int argc, char **argv, struct options *opt)
 	/* options may follow the script file too (`ktap t.stp -c CMD`), as with
 	 * stap; script arguments that start with '-' go after "--" */
 	opterr = 0;	/* reject_option() says it in one line */
-	while ((c = getopt_long(argc, argv, ":e:c:x:o:p:vqkgD:I:r:m:s:T:wWl:L:hVutbPG:d:",
+	while ((c = getopt_long(argc, argv, ":e:c:x:o:p:vqkgD:I:r:m:s:T:wWl:L:hVutbPG:d:FA:S:",
 				long_options, NULL)) != -1) {
 		switch (c) {
 		case 'e': opt->script_text = optarg; break;
@@ -342,7 +374,7 @@ static const char *parse_options(int argc, char **argv, struct options *opt)
 		case 'D': add_string(&opt->defines, &opt->ndefines, optarg); break;
 		case 'I': add_string(&opt->include_dirs, &opt->ninclude_dirs, optarg); break;
 		case 'r': opt->release = optarg; break;
-		case 'm': opt->module_name = module_name_option(optarg); break;
+		case 'm': opt->module_name = module_name_option("-m", optarg); break;
 		case 's': opt->buffer_mb = parse_number_option(c, optarg, 1, 4095); break;
 		case 'T': opt->time_limit = parse_number_option(c, optarg, 1, 1 << 30); break;
 		case 'w': diag_no_warnings = true; break;
@@ -383,6 +415,13 @@ static const char *parse_options(int argc, char **argv, struct options *opt)
 			break;
 		case OPT_TRACE_LOADER: opt->trace_loader = true; break;
 		case OPT_JSON: opt->json = true; break;
+		case 'F': opt->detach = true; break;
+		case OPT_FORCE: opt->force = true; break;
+		case 'S': opt->rotate = rotate_option(optarg); break;
+		case 'A': case OPT_STOP:
+			opt->detached_name = module_name_option(c == 'A' ? "-A" : "--stop", optarg);
+			/* fall through */
+		case OPT_RUNNING: opt->detached_cmd = c == 'A' ? 'A' : c == OPT_STOP ? 'X' : 'R'; break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("ktap %s\n", KTAP_VERSION); exit(0);
 		default: reject_option(c, argv);
@@ -390,7 +429,7 @@ static const char *parse_options(int argc, char **argv, struct options *opt)
 	}
 	if (opt->suppress_time_limits)
 		suppress_time_limits(opt);
-	if (!opt->script_text && !vm_cmd && tapdoc_what < 0 &&
+	if (!opt->script_text && !vm_cmd && tapdoc_what < 0 && !opt->detached_cmd &&
 	    !(opt->clean_cache && optind >= argc)) {
 		if (optind >= argc) {
 			fprintf(stderr, "ktap: no script given (a file, or -e 'SCRIPT')\n");
@@ -403,6 +442,10 @@ static const char *parse_options(int argc, char **argv, struct options *opt)
 	opt->nscript_args = argc - optind;
 	if (opt->command && opt->target_pid) {
 		fprintf(stderr, "ktap: -c and -x cannot be used together\n");
+		exit(1);
+	}
+	if (opt->rotate && !opt->output_file) {
+		fprintf(stderr, "ktap: -S needs -o FILE (the files are FILE.0, FILE.1 ...)\n");
 		exit(1);
 	}
 	return vm_cmd;
@@ -542,6 +585,8 @@ int main(int argc, char **argv)
 		if (rc || (!opt.script_file && !opt.script_text && !vm_cmd))
 			return rc;
 	}
+	if (opt.detached_cmd)
+		return opt.vm ? vm_detached_cmd(&opt) : run_detached_cmd(&opt);
 	if (vm_cmd && strcmp(vm_cmd, "exec") == 0)
 		return vm_exec(opt.command, &opt);
 	if (vm_cmd)

@@ -34,7 +34,7 @@ const char *local_run_refusal(void)
 char **ktap_run_argv(const char *loader, const char *ko, const struct options *opt,
 		     bool with_output_file)
 {
-	char **argv = xalloc((16 + 2 * opt->nglobal_settings) * sizeof(*argv));
+	char **argv = xalloc((24 + 2 * opt->nglobal_settings) * sizeof(*argv));
 	int i, n = 0;
 
 	argv[n++] = (char *)loader;
@@ -70,6 +70,15 @@ char **ktap_run_argv(const char *loader, const char *ko, const struct options *o
 		argv[n++] = "-j";
 	if (progress_quiet)
 		argv[n++] = "-q";
+	if (opt->detach) {
+		argv[n++] = "-F";
+		argv[n++] = "-n";
+		argv[n++] = (char *)script_about(opt);
+	}
+	if (opt->rotate) {
+		argv[n++] = "-S";
+		argv[n++] = (char *)opt->rotate;
+	}
 	argv[n++] = (char *)ko;
 	argv[n] = NULL;
 	return argv;
@@ -96,13 +105,60 @@ static void forward_stop_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
+/* what -F runs, for --running: the script's file, or the one-liner on
+ * one line (at most 160 bytes) */
+const char *script_about(const struct options *opt)
+{
+	static char *about;
+	char *p;
+
+	if (about)
+		return about;
+	if (opt->script_file)
+		return about = xstrdup(opt->script_file);
+	about = xasprintf("-e '%.160s'", opt->script_text ? opt->script_text : "");
+	for (p = about; *p; p++)
+		if (*p == '\n' || *p == '\t')
+			*p = ' ';
+	return about;
+}
+
+/* -A NAME, --stop NAME, --running as ktap-run's options */
+char *detached_cmd_line(const struct options *opt)
+{
+	if (opt->detached_cmd == 'R')
+		return xstrdup("-R");
+	return xasprintf("-%c %s", opt->detached_cmd, opt->detached_name);
+}
+
+static int wait_loader(pid_t pid);
+
+/* ktap -A NAME, --stop NAME, --running here: ktap-run does them */
+int run_detached_cmd(const struct options *opt)
+{
+	char *loader = xasprintf("%s/loader/ktap-run", opt->data_dir);
+	char flag[3] = { '-', opt->detached_cmd, 0 };
+	char *argv[] = { loader, flag, (char *)opt->detached_name, NULL };
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		fprintf(stderr, "ktap: fork: %s\n", strerror(errno));
+		return 1;
+	}
+	if (pid == 0) {
+		execv(loader, argv);
+		fprintf(stderr, "ktap: cannot run %s: %s\n", loader, strerror(errno));
+		_exit(127);
+	}
+	return wait_loader(pid);
+}
+
 int run_local(const char *ko_path, const struct options *opt)
 {
 	const char *why = local_run_refusal();
 	char *loader = xasprintf("%s/loader/ktap-run", opt->data_dir);
 	char **argv;
 	pid_t pid;
-	int status;
 
 	if (why) {
 		fprintf(stderr, "%s\n", why);
@@ -119,6 +175,14 @@ int run_local(const char *ko_path, const struct options *opt)
 		fprintf(stderr, "ktap: cannot run %s: %s\n", loader, strerror(errno));
 		_exit(127);
 	}
+	return wait_loader(pid);
+}
+
+/* signals go on to the loader (pid); its exit status */
+static int wait_loader(pid_t pid)
+{
+	int status;
+
 	loader_pid = pid;
 	forward_stop_signals();
 	while (waitpid(pid, &status, 0) < 0)

@@ -3,8 +3,11 @@
  * The guest is QEMU (TCG) booting Debian's own 6.1 kernel, provisioned
  * into the cache by guest/provision, with a busybox initramfs that runs
  * ktap-agent (guest/agent.c). One guest is booted on demand and reused by
- * every later run; a flock on <cache>/vm/run/lock makes concurrent runs
- * take turns. Files go through a 9p share (<cache>/vm/run/share is the
+ * every later run. Runs share it: each holds <cache>/vm/run/lock shared
+ * (booting, restarting and stopping the guest take it exclusively) and
+ * one of KTAP_AGENT_PORTS session slots (slot-K, a flock each; its own
+ * virtio port and socket ctlK.sock), so that a second script, ktap -A,
+ * --stop, --running or --vm-exec never waits for a running script. Files go through a 9p share (<cache>/vm/run/share is the
  * guest's /mnt/host); commands and their output through a virtio-serial
  * port that qemu connects to a unix socket (protocol: doc/internals.md,
  * section 4). The host's root is a second, read-only share (the guest's
@@ -18,8 +21,8 @@
  *                bookworm-backports), provisioned (stamp)
  *   current      symlink to the <ABI> in use
  *   run/         the running guest: guest (pid, ABI, initramfs time),
- *                ctl.sock, console.log (+ .1 of the boot before),
- *                qemu.log, share/, lock
+ *                ctl0.sock ... ctl7.sock, console.log (+ .1 of the boot
+ *                before), qemu.log, share/, lock, slot-0 ... slot-7
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -234,7 +237,7 @@ static const struct vm_paths *paths(void)
 	p.vm = xasprintf("%s/vm", ktap_cache_dir());
 	p.run = kernel_run_dir(p.vm);
 	p.share = xasprintf("%s/share", p.run);
-	p.sock = xasprintf("%s/ctl.sock", p.run);
+	p.sock = xasprintf("%s/ctl0.sock", p.run);	/* slot 0's; names our qemu */
 	p.guest = xasprintf("%s/guest", p.run);
 	p.console = xasprintf("%s/console.log", p.run);
 	p.qemu_log = xasprintf("%s/qemu.log", p.run);
@@ -411,7 +414,7 @@ static int run_mkinitramfs(char *const *inputs, const char *abi, const char *img
 /* rebuild the initramfs when the guest binaries or scripts it was built
  * from (inputs[3] is mkinitramfs itself) changed (another build dir counts
  * as a change) */
-static int ensure_initramfs(const struct options *opt, const char *abi)
+static int ensure_initramfs(const struct options *opt, const char *abi, bool rebuild)
 {
 	char *img = initramfs_path(abi);
 	char *stamp = xasprintf("%s.src", img);
@@ -432,7 +435,9 @@ static int ensure_initramfs(const struct options *opt, const char *abi)
 	if (rc == 0) {
 		want = initramfs_inputs(inputs, n);
 		have = read_whole_file(stamp, NULL);
-		if (!file_exists(img) || !have || strcmp(have, want)) {
+		if ((!file_exists(img) || !have || strcmp(have, want)) && !rebuild) {
+			rc = 1;		/* stale */
+		} else if (!file_exists(img) || !have || strcmp(have, want)) {
 			rc = run_mkinitramfs(inputs, abi, img);
 			if (rc == 0) {
 				FILE *f = fopen(stamp, "w");
@@ -463,30 +468,91 @@ const char *vm_kernel_release(const struct options *opt)
 	return abi;
 }
 
-/* ---- the lock: one ktap run at a time per guest ---- */
+/* ---- the locks: the guest (shared by runs) and a session slot each ---- */
 
-static int lock_guest(void)
+/* the guest lock, open; taken by the callers */
+static int open_guest_lock(void)
 {
 	int fd = open(paths()->lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 
-	if (fd < 0) {
+	if (fd < 0)
 		vm_err("cannot open %s: %s", paths()->lock, strerror(errno));
-		return -1;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-		return fd;
-	progress("waiting for the guest (another ktap run is using it)");
-	if (flock(fd, LOCK_EX) < 0) {
+	return fd;
+}
+
+/* take the guest lock as how says (LOCK_SH, LOCK_EX), saying why we wait */
+static int take_guest_lock(int fd, int how, const char *why)
+{
+	if (flock(fd, how | LOCK_NB) == 0)
+		return 0;
+	progress("waiting for the guest (%s)", why);
+	return flock(fd, how);
+}
+
+/* the guest, exclusively: boot, restart, stop */
+static int lock_guest(void)
+{
+	int fd = open_guest_lock();
+
+	if (fd >= 0 && take_guest_lock(fd, LOCK_EX, "other ktap commands are using it") < 0) {
 		close(fd);
-		return -1;
+		fd = -1;
 	}
 	return fd;
 }
+
+static int slot_fd = -1;	/* the session slot session_open() took */
+/* -A, --stop, --running: the running guest as it is, also when ktap was
+ * rebuilt since it booted (its detached scripts run there) */
+static bool use_running_guest;
 
 static void unlock_guest(int fd)
 {
 	if (fd >= 0)
 		close(fd);
+	if (slot_fd >= 0)
+		close(slot_fd);
+	slot_fd = -1;
+}
+
+/* the slot this process's connection uses (conn_open) */
+static int cur_slot;
+
+static char *slot_sock(int k)
+{
+	return xasprintf("%s/ctl%d.sock", paths()->run, k);
+}
+
+/* a free session slot: its lock fd, cur_slot set; waits only when all
+ * KTAP_AGENT_PORTS are in use */
+static int take_slot(void)
+{
+	int fds[KTAP_AGENT_PORTS];
+
+	for (int k = 0; k < KTAP_AGENT_PORTS; k++) {
+		char *path = xasprintf("%s/slot-%d", paths()->run, k);
+
+		fds[k] = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		free(path);
+		if (fds[k] >= 0 && flock(fds[k], LOCK_EX | LOCK_NB) == 0) {
+			for (int j = 0; j < k; j++)
+				if (fds[j] >= 0)
+					close(fds[j]);
+			cur_slot = k;
+			return fds[k];
+		}
+	}
+	fprintf(stderr, "ktap: waiting for the guest (all %d sessions are in use)\n",
+		KTAP_AGENT_PORTS);
+	for (int k = 1; k < KTAP_AGENT_PORTS; k++)
+		if (fds[k] >= 0)
+			close(fds[k]);
+	if (fds[0] < 0 || flock(fds[0], LOCK_EX) < 0) {
+		vm_err("cannot take a guest session: %s", strerror(errno));
+		return -1;
+	}
+	cur_slot = 0;
+	return fds[0];
 }
 
 /* ---- the running guest ---- */
@@ -559,7 +625,12 @@ static void guest_kill(pid_t pid)
 			kill(pid, SIGKILL);
 	}
 	unlink(paths()->guest);
-	unlink(paths()->sock);
+	for (int k = 0; k < KTAP_AGENT_PORTS; k++) {
+		char *sock = slot_sock(k);
+
+		unlink(sock);
+		free(sock);
+	}
 }
 
 /* an oops starts before the last lines: show it from its first line */
@@ -731,6 +802,9 @@ static int wait_ready(struct guest *g, double t0)
 	return -1;
 }
 
+/* the fixed part of qemu's command line below; the ports follow */
+#define BOOT_ARGS 31
+
 static int boot_guest(const char *abi, struct guest *g)
 {
 	const struct vm_paths *p = paths();
@@ -744,7 +818,6 @@ static int boot_guest(const char *abi, struct guest *g)
 	 * uprobes need; multidevs=remap: the host's / spans file systems */
 	char *hostroot = "local,path=/,mount_tag=" KTAP_HOSTROOT_TAG
 			 ",security_model=none,readonly=on,multidevs=remap,id=" KTAP_HOSTROOT_TAG;
-	char *chardev = xasprintf("socket,id=ctl,path=%s,server=on,wait=off", p->sock);
 	char *old = xasprintf("%s.1", p->console);
 	char *qemu = qemu_path(abi);
 	char *firmware = xasprintf("%s/qemu/usr/share/qemu", kdir);
@@ -755,15 +828,24 @@ static int boot_guest(const char *abi, struct guest *g)
 		"-kernel", kernel, "-initrd", initrd, "-append", (char *)qemu_append,
 		"-serial", serial,
 		"-virtfs", virtfs, "-virtfs", hostroot,
-		"-device", "virtio-serial-pci", "-chardev", chardev,
-		"-device", "virtserialport,chardev=ctl,name=" KTAP_AGENT_PORT,
-		NULL,
+		"-device", "virtio-serial-pci",
+		[BOOT_ARGS + 4 * KTAP_AGENT_PORTS] = NULL,
 	};
 	double t0 = now_seconds();
-	int rc;
+	int rc, n = BOOT_ARGS;
 
+	/* a port, its chardev and its socket per session slot */
+	for (int k = 0; k < KTAP_AGENT_PORTS; k++) {
+		char *sock = slot_sock(k);
+
+		unlink(sock);
+		argv[n++] = "-chardev";
+		argv[n++] = xasprintf("socket,id=ctl%d,path=%s,server=on,wait=off", k, sock);
+		argv[n++] = "-device";
+		argv[n++] = xasprintf("virtserialport,chardev=ctl%d,name=" KTAP_AGENT_PORT "%d", k, k);
+		free(sock);
+	}
 	rename(p->console, old);
-	unlink(p->sock);
 	remove_tree(p->share);
 	mkdir_p(p->share);
 	progress("booting the guest (kernel %s, qemu TCG)...", abi);
@@ -780,7 +862,8 @@ static int boot_guest(const char *abi, struct guest *g)
 	free(initrd);
 	free(serial);
 	free(virtfs);
-	free(chardev);
+	for (int i = BOOT_ARGS; i < n; i += 2)
+		free(argv[i + 1]);
 	free(old);
 	free(qemu);
 	free(firmware);
@@ -820,21 +903,28 @@ static int conn_open(struct conn *c)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 
+	char *sock = slot_sock(cur_slot);
+	int rc = -1;
+
 	memset(c, 0, sizeof(*c));
-	if (strlen(paths()->sock) >= sizeof(sa.sun_path)) {
-		vm_err("socket path too long: %s (set KTAP_CACHE)", paths()->sock);
-		return -1;
+	c->fd = -1;
+	if (strlen(sock) >= sizeof(sa.sun_path)) {
+		vm_err("socket path too long: %s (set KTAP_CACHE)", sock);
+		goto out;
 	}
-	strcpy(sa.sun_path, paths()->sock);
+	strcpy(sa.sun_path, sock);
 	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		vm_err("cannot connect to the guest (%s): %s", paths()->sock, strerror(errno));
+		vm_err("cannot connect to the guest (%s): %s", sock, strerror(errno));
 		if (c->fd >= 0)
 			close(c->fd);
 		c->fd = -1;
-		return -1;
+		goto out;
 	}
-	return 0;
+	rc = 0;
+out:
+	free(sock);
+	return rc;
 }
 
 static void conn_close(struct conn *c)
@@ -970,7 +1060,65 @@ static int connect_guest(const char *abi, struct guest *g, struct conn *c)
 	return -1;
 }
 
-/* lock, provision, boot: a guest answering on c; returns the lock fd */
+/* the guest runs abi with the current initramfs and its agent is up */
+static bool guest_current(const struct options *opt, const char *abi)
+{
+	struct guest g;
+	char *initrd = initramfs_path(abi);
+	long long mtime = file_mtime_ns(initrd);
+	bool ok;
+
+	free(initrd);
+	ok = ensure_initramfs(opt, abi, false) == 0 && guest_read(&g) &&
+	     !strcmp(g.abi, abi) && g.initrd_mtime == mtime && console_has_marker();
+	return ok;
+}
+
+/* the detached scripts a running guest has (vm_detached_cmd() below) */
+static char *detached_in(const struct guest *g);
+
+/*
+ * The guest lock, shared: a current guest is used as it is. Booting or
+ * restarting it takes the lock exclusively (waiting for the runs that
+ * use the old guest to end), then shares it again.
+ */
+static int share_guest(const struct options *opt, const char *abi)
+{
+	int lock = open_guest_lock();
+
+	struct guest g;
+	char *names;
+
+	if (lock < 0 || take_guest_lock(lock, LOCK_SH, "another ktap is booting or stopping it") < 0)
+		goto fail;
+	if (guest_current(opt, abi) || (use_running_guest && guest_read(&g) && console_has_marker()))
+		return lock;
+	if (take_guest_lock(lock, LOCK_EX, "other ktap commands use the old guest") < 0)
+		goto fail;
+	/* a restart would end the detached scripts: they are stopped first */
+	if (!guest_current(opt, abi) && guest_read(&g) && console_has_marker() &&
+	    (names = detached_in(&g))) {
+		vm_err("the guest must restart (a new kernel or initramfs) but runs detached "
+		       "scripts (%s): ktap --vm --stop NAME each, or ktap --vm-stop --force", names);
+		free(names);
+		goto fail;
+	}
+	if (ensure_initramfs(opt, abi, true) < 0)
+		goto fail;
+	if (!guest_current(opt, abi)) {
+		if (ensure_running(abi, &g) < 0)
+			goto fail;
+	}
+	if (flock(lock, LOCK_SH) == 0)
+		return lock;
+fail:
+	if (lock >= 0)
+		close(lock);
+	return -1;
+}
+
+/* lock, provision, boot: a guest answering on c in a session slot of its
+ * own; returns the guest lock's fd (unlock_guest() frees both) */
 static int session_open(const struct options *opt, struct guest *g, struct conn *c)
 {
 	char *abi;
@@ -979,9 +1127,12 @@ static int session_open(const struct options *opt, struct guest *g, struct conn 
 	abi = ensure_provisioned(opt);
 	if (!abi)
 		return -1;
-	lock = lock_guest();
-	if (lock >= 0 && (ensure_initramfs(opt, abi) < 0 ||
-			  connect_guest(abi, g, c) < 0)) {
+	lock = share_guest(opt, abi);
+	if (lock >= 0 && (slot_fd = take_slot()) < 0) {
+		unlock_guest(lock);
+		lock = -1;
+	}
+	if (lock >= 0 && connect_guest(abi, g, c) < 0) {
 		unlock_guest(lock);
 		lock = -1;
 	}
@@ -1229,6 +1380,15 @@ static char *chrooted_command(const char *command)
 	return sb.buf;
 }
 
+static char *module_of(const char *ko);
+static char *realpath_or_self(const char *file);
+
+/* the share's directory of a detached script's -o files: keep-NAME */
+static char *keep_dir(const char *name)
+{
+	return xasprintf("keep-%s", name);
+}
+
 static char *run_command_line(const struct options *opt, const char *rundir,
 			      const char *ko)
 {
@@ -1237,8 +1397,24 @@ static char *run_command_line(const struct options *opt, const char *rundir,
 	sb_puts(&sb, "exec ktap-run");
 	if (opt->verbose)
 		sb_puts(&sb, " -v");
-	if (opt->output_file)
+	if (opt->detach) {
+		sb_puts(&sb, " -F -n ");
+		shell_quote(&sb, script_about(opt));
+	}
+	if (opt->rotate)
+		sb_printf(&sb, " -S %s", opt->rotate);
+	if (opt->output_file && (opt->detach || opt->rotate)) {
+		char *name = module_of(ko), *keep = keep_dir(name), *base;
+
+		base = strrchr(opt->output_file, '/');
+		base = base ? base + 1 : (char *)opt->output_file;
+		sb_printf(&sb, " -o " KTAP_AGENT_SHARE "/%s/", keep);
+		shell_quote(&sb, base);
+		free(name);
+		free(keep);
+	} else if (opt->output_file) {
 		sb_printf(&sb, " -o " KTAP_AGENT_SHARE "/%s/ktap.out", rundir);
+	}
 	if (opt->command) {
 		char *cmd = runs_host_program(opt->command) ? chrooted_command(opt->command) :
 			    xstrdup(opt->command);
@@ -1289,6 +1465,110 @@ static void restore_signals(const struct sigaction *old)
 		sigaction(sigs[i], &old[i], NULL);
 }
 
+/* the module name of NAME.ko */
+static char *module_of(const char *ko)
+{
+	const char *base = strrchr(ko, '/');
+	char *name = xstrdup(base ? base + 1 : ko), *p;
+
+	if ((p = strstr(name, ".ko")) && !p[3])
+		*p = '\0';
+	for (p = name; *p; p++)
+		if (*p == '-')
+			*p = '_';
+	return name;
+}
+
+/*
+ * -F -o FILE: the detached loader in the guest writes FILE (and FILE.N
+ * with -S) into the share's keep-NAME/, where they are while it runs;
+ * keep-NAME/.dest names FILE, and ktap --stop NAME moves them there.
+ * An attached run with -o FILE -S does the same and moves its FILE.N
+ * files when it ends.
+ */
+static int keep_prepare(const char *ko, const char *file, bool detach)
+{
+	char *name = module_of(ko), *rel = keep_dir(name);
+	char *dir = xasprintf("%s/%s", paths()->share, rel);
+	char *dest = xasprintf("%s/.dest", dir), *abs = realpath_or_self(file);
+	FILE *f;
+	int rc = -1;
+
+	/* an earlier detached run's files wait for its --stop to move them */
+	if (detach && file_exists(dest)) {
+		vm_err("the output of an earlier detached %s is still in %s: "
+		       "ktap --vm --stop %s moves it to where it goes", name, dir, name);
+		goto out;
+	}
+	remove_tree(dir);
+	if (mkdir(dir, 0755) == 0 && (f = fopen(dest, "w"))) {
+		fprintf(f, "%s\n", abs);
+		rc = fclose(f) == 0 ? 0 : -1;
+		if (detach)
+			fprintf(stderr, "ktap: with --vm the output goes to %s/ until "
+			"ktap --vm --stop %s moves it to %s\n", dir, name, abs);
+	}
+	if (rc < 0)
+		vm_err("cannot create %s: %s", dir, strerror(errno));
+out:
+	free(name);
+	free(rel);
+	free(dir);
+	free(dest);
+	free(abs);
+	return rc;
+}
+
+/* FILE's absolute path, its directory resolved (it need not exist) */
+static char *realpath_or_self(const char *file)
+{
+	char *copy = xstrdup(file), *slash = strrchr(copy, '/'), *dir, *abs;
+
+	if (slash == copy)
+		dir = xstrdup("/");
+	else if (slash)
+		*slash = '\0', dir = realpath(copy, NULL);
+	else
+		dir = realpath(".", NULL);
+	abs = dir ? xasprintf("%s/%s", dir, slash ? slash + 1 : copy) : xstrdup(file);
+	free(dir);
+	free(copy);
+	return abs;
+}
+
+/* after --stop NAME: keep-NAME's files go next to the FILE its .dest names */
+static void keep_collect(const char *name)
+{
+	char *rel = keep_dir(name), *dir = xasprintf("%s/%s", paths()->share, rel);
+	char *destf = xasprintf("%s/.dest", dir), *dest = read_whole_file(destf, NULL);
+	char *slash;
+	DIR *d;
+	struct dirent *de;
+
+	if (dest && (slash = strrchr(dest, '/')) && (d = opendir(dir))) {
+		dest[strcspn(dest, "\n")] = '\0';
+		*strrchr(dest, '/') = '\0';
+		while ((de = readdir(d))) {
+			char *from, *to;
+
+			if (de->d_name[0] == '.')
+				continue;
+			from = xasprintf("%s/%s", dir, de->d_name);
+			to = xasprintf("%s/%s", *dest ? dest : "", de->d_name);
+			if (copy_file(from, to) < 0)
+				vm_err("cannot copy %s to %s: %s", from, to, strerror(errno));
+			free(from);
+			free(to);
+		}
+		closedir(d);
+		remove_tree(dir);
+	}
+	free(rel);
+	free(dir);
+	free(destf);
+	free(dest);
+}
+
 /* a fresh run directory in the share, holding the module */
 static char *stage_module(const char *ko_path, const char **ko_base)
 {
@@ -1298,10 +1578,12 @@ static char *stage_module(const char *ko_path, const char **ko_base)
 	DIR *d;
 	struct dirent *de;
 
-	/* we hold the lock: any run dir left is from a killed ktap */
+	/* a run dir whose ktap is gone was left by a killed one (others
+	 * belong to runs going on now) */
 	if ((d = opendir(paths()->share))) {
 		while ((de = readdir(d)))
-			if (!strncmp(de->d_name, "run-", 4)) {
+			if (!strncmp(de->d_name, "run-", 4) &&
+			    kill(atoi(de->d_name + 4), 0) < 0 && errno == ESRCH) {
 				char *old = xasprintf("%s/%s", paths()->share, de->d_name);
 
 				remove_tree(old);
@@ -1383,7 +1665,12 @@ int vm_run(const char *ko_path, const struct options *opt)
 		unlock_guest(lock);
 		return 1;
 	}
-	if (opt->output_file) {
+	if (opt->output_file && (opt->detach || opt->rotate)) {
+		if (keep_prepare(ko_path, opt->output_file, opt->detach) < 0) {
+			r.status = 1;
+			goto out;
+		}
+	} else if (opt->output_file) {
 		r.share_out = xasprintf("%s/%s/ktap.out", paths()->share, rundir);
 		if (!(r.file_out = fopen(opt->output_file, "w"))) {
 			vm_err("cannot create %s: %s", opt->output_file, strerror(errno));
@@ -1394,6 +1681,12 @@ int vm_run(const char *ko_path, const struct options *opt)
 	line = run_command_line(opt, rundir, ko_base);
 	run_line(&r, line);
 	free(line);
+	if (opt->rotate && !opt->detach) {	/* the run's FILE.N files */
+		char *name = module_of(ko_base);
+
+		keep_collect(name);
+		free(name);
+	}
 	if (r.file_out && fclose(r.file_out) != 0) {
 		vm_err("cannot write %s: %s", opt->output_file, strerror(errno));
 		r.status = 1;
@@ -1427,6 +1720,22 @@ int vm_exec(const char *command, const struct options *opt)
 	return r.status < 0 ? 1 : r.status;
 }
 
+/* ktap --vm -A NAME, --stop NAME, --running: ktap-run in the guest */
+int vm_detached_cmd(const struct options *opt)
+{
+	char *args = detached_cmd_line(opt), *line = xasprintf("exec ktap-run %s", args);
+	int rc;
+
+	use_running_guest = true;
+	rc = vm_exec(line, opt);
+
+	if (opt->detached_cmd == 'X')
+		keep_collect(opt->detached_name);
+	free(args);
+	free(line);
+	return rc;
+}
+
 /* ---- ktap --vm-setup / --vm-start / --vm-stop / --vm-status ---- */
 
 static int cmd_setup(const struct options *opt)
@@ -1436,7 +1745,7 @@ static int cmd_setup(const struct options *opt)
 
 	if (!abi)
 		return 1;
-	rc = ensure_initramfs(opt, abi) < 0;
+	rc = ensure_initramfs(opt, abi, true) < 0;
 	if (!rc)
 		printf("ktap: guest kernel %s in %s/%s; modules build against "
 		       "/usr/src/linux-headers-%s\n", abi, paths()->vm, abi, abi);
@@ -1478,11 +1787,45 @@ static int cmd_start(const struct options *opt)
 	return 0;
 }
 
-static int cmd_stop(void)
+/* the detached scripts the running guest g runs (ktap-run -R), comma-
+ * separated, NULL if none or it cannot tell; with the guest lock held */
+static char *detached_in(const struct guest *g)
+{
+	struct run_state r = { .status = -1, .g = *g };
+	struct strbuf names = { 0 };
+	char *text = NULL, *line, *save;
+	size_t len = 0;
+
+	r.out = open_memstream(&text, &len);
+	slot_fd = take_slot();
+	if (slot_fd >= 0 && conn_open(&r.c) == 0 && conn_ping(&r.c, PING_TIMEOUT, g->pid) == 0)
+		run_line(&r, "exec ktap-run -R 2>/dev/null");
+	conn_close(&r.c);
+	unlock_guest(-1);	/* the slot */
+	fclose(r.out);
+	/* the first line is the header; each row starts with the name */
+	for (line = strtok_r(text, "\n", &save); line && (line = strtok_r(NULL, "\n", &save));) {
+		sb_puts(&names, names.buf ? ", " : "");
+		sb_printf(&names, "%.*s", (int)strcspn(line, " "), line);
+	}
+	free(text);
+	return names.buf;
+}
+
+static int cmd_stop(const struct options *opt)
 {
 	struct guest g;
-	int lock = lock_guest();
+	char *names = NULL;
+	int lock;
 
+	lock = lock_guest();
+	if (guest_read(&g) && !opt->force && (names = detached_in(&g))) {
+		vm_err("the guest runs detached scripts (%s): ktap --vm --stop NAME "
+		       "each, or ktap --vm-stop --force", names);
+		free(names);
+		unlock_guest(lock);
+		return 1;
+	}
 	if (!guest_read(&g)) {
 		printf("ktap: the guest is not running\n");
 	} else {
@@ -1528,7 +1871,8 @@ static int cmd_status(void)
 	       (int)g.pid, g.abi, (long)(time(NULL) - g.booted), qemu_rss_mb(g.pid));
 	printf("console: %s\n", paths()->console);
 	lock = open(paths()->lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) == 0) {
+	if (lock >= 0 && flock(lock, LOCK_SH | LOCK_NB) == 0 &&
+	    (slot_fd = take_slot()) >= 0) {
 		struct conn c;
 		double t0 = now_seconds();
 
@@ -1538,7 +1882,7 @@ static int cmd_status(void)
 			printf("agent:   does not answer\n");
 		conn_close(&c);
 	} else {
-		printf("agent:   busy (a ktap run is using the guest)\n");
+		printf("agent:   busy (the guest is being booted or stopped)\n");
 	}
 	unlock_guest(lock);
 	return 0;
@@ -1552,7 +1896,7 @@ int vm_command(const char *what, const struct options *opt)
 	if (!strcmp(what, "start"))
 		return cmd_start(opt);
 	if (!strcmp(what, "stop"))
-		return cmd_stop();
+		return cmd_stop(opt);
 	if (!strcmp(what, "status"))
 		return cmd_status();
 	if (!strcmp(what, "list"))
