@@ -739,13 +739,16 @@ static bool bind_special(struct binder *b, struct expr *e)
 				      .value = "((unsigned long)c->retval)",
 				      .user = b->scope->user };
 
-		if (!b->scope->is_return || !cur.type) {
-			bind_error(b, &e->loc, "%s needs a .return probe of a function that "
-				   "returns a value%s", e->str, "");
+		if (!b->scope->is_return) {
+			bind_error(b, &e->loc, "%s is only defined in .return probes%s",
+				   e->str, "");
 			return false;
 		}
-		sb_puts(&sb, "n_ = ktap_tgt_printf(\1S, n_, \"return=\"); ");
-		pretty(&sb, &cur, e->suffix ? MAX_PRETTY_DEPTH - 1 : MAX_PRETTY_DEPTH);
+		/* a function that returns nothing: "", as SystemTap documents */
+		if (cur.type) {
+			sb_puts(&sb, "n_ = ktap_tgt_printf(\1S, n_, \"return=\"); ");
+			pretty(&sb, &cur, e->suffix ? MAX_PRETTY_DEPTH - 1 : MAX_PRETTY_DEPTH);
+		}
 	}
 	for (i = 0; !strstr(e->str, "return") && i < b->scope->nvars; i++) {
 		const struct cvar *v = &vars[i];
