@@ -15,6 +15,9 @@
 #   sh overhead-guest.sh alt ROUNDS             the handlers of both cases,
 #                                              measured in one process
 #                                              (readalt, openalt)
+#   sh overhead-guest.sh tax ROUNDS             an unprobed system call's
+#                                              time with syscall.openat
+#                                              (.return) probed (ppidloop)
 #
 # EXTRA: openat calls an openloop makes besides its N opens (from verify).
 # VARIANTS: more TOOL:MODULE:OUT variants (bench/overhead's experiments).
@@ -33,6 +36,8 @@
 #                                   and per read(2) (case 1's probe)
 #   C TOOL ROUND READV READ         alt: the same with /dev/zero opened and
 #                                   closed around every call (readalt open)
+#   P VARIANT ROUND MIN MED         tax: ppidloop's minimum and median ns
+#                                   per getppid(2) (VARIANT none: no probe)
 #   E TEXT                          a problem
 # DROPPED: ktap's "ktap: N records dropped"; TFAIL: stap's "There were N
 # transport failures".
@@ -141,7 +146,7 @@ case $1 in
 setup)
 	mkdir -p $T || exit 1
 	cp /mnt/host/readloop /mnt/host/openloop /mnt/host/openalt /mnt/host/readalt \
-		/mnt/host/*.ko $T/ || exit 1
+		/mnt/host/ppidloop /mnt/host/*.ko $T/ || exit 1
 	sh /mnt/host/stap/install.sh || echo "E staprun could not be installed"
 	[ -x "$STAPRUN" ] || echo "E no staprun in the guest"
 	;;
@@ -208,6 +213,23 @@ alt)
 			sed -n "s/^readalt: readv \([0-9]*\) ns .*, read \([0-9]*\) ns .*/B $tool $r \1 \2/p" "$T/log"
 			run "$tool" "${tool}_cnt" - "taskset -c 1 $T/readalt 1000 20 open"
 			sed -n "s/^readalt-open: readv \([0-9]*\) ns .*, read \([0-9]*\) ns .*/C $tool $r \1 \2/p" "$T/log"
+		done
+		r=$((r + 1))
+	done
+	;;
+tax)
+	# what a probe on one system call costs every other one: getppid(2)
+	# with no probe, then with syscall.openat (the flood) or
+	# syscall.openat.return (counting) loaded, the variants rotated per
+	# round as above; a variant whose module was not built is skipped
+	rounds=$2 r=1
+	while [ $r -le "$rounds" ]; do
+		for v in $(rotate "$r" none:none ktap:ktap_flood stap:stap_flood \
+			   ktap:ktap_ret stap:stap_ret); do
+			tool=${v%%:*} mod=${v#*:}
+			[ "$tool" = none ] || [ -f "$T/$mod.ko" ] || continue
+			run "$tool" "$mod" o "taskset -c 1 $T/ppidloop 300 200"
+			sed -n "s/^ppidloop: getppid \([0-9]*\) ns (median \([0-9]*\))$/P $mod $r \1 \2/p" "$T/log"
 		done
 		r=$((r + 1))
 	done
