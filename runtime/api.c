@@ -73,6 +73,7 @@ KTAP_API_SAME(ktap_probe_api, ktap_probe, perf_freq);
 KTAP_API_SAME(ktap_probe_api, ktap_probe, nf_hook);
 KTAP_API_SAME(ktap_probe_api, ktap_probe, nf_pf);
 KTAP_API_SAME(ktap_probe_api, ktap_probe, nf_priority);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, syscall_nr);
 KTAP_API_SAME(ktap_probe_api, ktap_probe, bp_len);
 KTAP_API_SAME(ktap_probe_api, ktap_probe, bp_type);
 static_assert(sizeof(struct ktap_probe_api) == sizeof(struct ktap_probe));

@@ -124,6 +124,9 @@ struct ktap_context;
  * @bp_len: kernel.data: bytes watched at @address (@symbol: the symbol
  *	that must be there)
  * @bp_type: kernel.data: HW_BREAKPOINT_W or HW_BREAKPOINT_RW
+ * @syscall_nr: kprobe/kretprobe on a system call's entry point
+ *	(__x64_sys_NAME) that stands for kernel.syscall("NAME"): the call's
+ *	number + 1, so that 0 is every other probe (syscall.h)
  */
 struct ktap_probe {
 	enum ktap_probe_kind kind;
@@ -156,6 +159,7 @@ struct ktap_probe {
 	int nf_priority;
 	int bp_len;
 	int bp_type;
+	unsigned int syscall_nr;
 };
 
 /*
@@ -910,6 +914,7 @@ static noinline void ktap_lock_timeout(struct ktap_context *c)
 #define KTAP_REGS_OFF_R10 offsetof(struct pt_regs, r10)
 #define KTAP_REGS_OFF_R8 offsetof(struct pt_regs, r8)
 #define KTAP_REGS_OFF_R9 offsetof(struct pt_regs, r9)
+#define KTAP_REGS_OFF_ORIG_AX offsetof(struct pt_regs, orig_ax)
 
 /* where hot.h's ktap_put_*() find the output, and print.h's slow paths */
 #define KTAP_PRINT_HDR_SIZE sizeof(struct ktap_rec_hdr)

@@ -106,8 +106,14 @@ static void notrace ktap_ftrace_hit(unsigned long ip, unsigned long parent_ip,
 	}
 	resume_ip = instruction_pointer(regs);
 	instruction_pointer_set(regs, ip + sizeof(kprobe_opcode_t));
-	for (; i < ktap_ftrace_nsites && ktap_ftrace_sites[i].ip == ip; i++)
-		ktap_run_probe(ktap_ftrace_sites[i].probe, regs);
+	for (; i < ktap_ftrace_nsites && ktap_ftrace_sites[i].ip == ip; i++) {
+		const struct ktap_probe *probe = ktap_ftrace_sites[i].probe;
+
+		if (probe->syscall_nr)	/* a system call's entry: syscall.h */
+			ktap_syscall_hit(probe, regs);
+		else
+			ktap_run_probe(probe, regs);
+	}
 	instruction_pointer_set(regs, resume_ip);
 out:
 	ftrace_test_recursion_unlock(bit);

@@ -41,7 +41,6 @@ static inline void ktap_globals_exit(void)
 #endif
 #endif /* KTAP_PREBUILT */
 
-#include "ftrace.h"
 #include "uprobes.h"
 
 /**
@@ -72,6 +71,17 @@ struct ktap_slot {
 };
 
 static DEFINE_MUTEX(ktap_cmd_lock);
+
+/* the probe of a kretprobe instance, or NULL once it is unregistered */
+static const struct ktap_probe *ktap_kretprobe_probe(struct kretprobe_instance *ri)
+{
+	struct kretprobe *rp = get_kretprobe(ri);
+
+	return rp ? container_of(rp, struct ktap_slot, rp)->probe : NULL;
+}
+
+#include "syscall.h"
+#include "ftrace.h"
 
 #ifdef KTAP_PREBUILT
 /* the table's length is the light unit's: allocated at load */
@@ -117,7 +127,10 @@ static int ktap_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 	struct ktap_slot *slot = container_of(kp, struct ktap_slot, kp);
 
 	preempt_disable();
-	ktap_run_probe(slot->probe, regs);
+	if (slot->probe->syscall_nr)
+		ktap_syscall_hit(slot->probe, regs);
+	else
+		ktap_run_probe(slot->probe, regs);
 	preempt_enable();
 	return 0;
 }
@@ -322,7 +335,11 @@ static int ktap_arm(struct ktap_slot *slot)
 		slot->rp.kp.symbol_name = p->symbol;
 		slot->rp.kp.offset = p->offset;
 		slot->rp.handler = ktap_kretprobe_ret;
-		if (p->entry) {
+		if (p->syscall_nr) {	/* syscall.h */
+			slot->rp.handler = ktap_syscall_ret;
+			slot->rp.entry_handler = ktap_syscall_ret_entry;
+			slot->rp.data_size = sizeof(struct pt_regs *);
+		} else if (p->entry) {
 			slot->rp.entry_handler = ktap_kretprobe_entry;
 			slot->rp.data_size = p->entry_size;
 		}

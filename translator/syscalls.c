@@ -468,6 +468,31 @@ const char *syscall_name(const struct options *opt, int nr)
 	return NULL;
 }
 
+/* the kernel function of call nr ("sys_openat"), or NULL; several
+ * numbers may share one (sys_ni_syscall) */
+const char *syscall_entry(const struct options *opt, int nr)
+{
+	const struct syscall_table *t = syscall_numbers(opt);
+	int i;
+
+	for (i = 0; t && i < t->n; i++)
+		if (t->calls[i].nr == nr)
+			return t->calls[i].entry;
+	return NULL;
+}
+
+/* how many numbers share the kernel function of call nr */
+int syscall_entry_users(const struct options *opt, int nr)
+{
+	const struct syscall_table *t = syscall_numbers(opt);
+	const char *entry = syscall_entry(opt, nr);
+	int i, n = 0;
+
+	for (i = 0; entry && i < t->n; i++)
+		n += t->calls[i].entry && strcmp(t->calls[i].entry, entry) == 0;
+	return n;
+}
+
 bool syscall_table_known(const struct options *opt)
 {
 	return syscall_numbers(opt) != NULL;
@@ -876,10 +901,10 @@ static char *other_names_text(const struct syscall_info *c)
 	return sb.buf;
 }
 
-#define NUMBERS_FORMAT "ktap-syscall-numbers 1"
+#define NUMBERS_FORMAT "ktap-syscall-numbers 2"
 
-/* "NR NAME" per call: what kernel.syscall("NAME") needs, without the
- * headers */
+/* "NR NAME ENTRY" per call: what kernel.syscall("NAME") needs, without
+ * the headers (ENTRY: the kernel function, "sys_openat") */
 static char *numbers_text(const struct syscall_table *t)
 {
 	struct strbuf sb = { 0 };
@@ -887,7 +912,8 @@ static char *numbers_text(const struct syscall_table *t)
 
 	sb_printf(&sb, "%s\n", NUMBERS_FORMAT);
 	for (i = 0; i < t->n; i++)
-		sb_printf(&sb, "%d %s\n", t->calls[i].nr, t->calls[i].name);
+		sb_printf(&sb, "%d %s %s\n", t->calls[i].nr, t->calls[i].name,
+			  t->calls[i].entry);
 	sb_puts(&sb, "end\n");
 	return sb.buf;
 }
@@ -901,14 +927,15 @@ static struct syscall_table *read_numbers(const char *dir)
 		return NULL;
 	t = xalloc(sizeof(*t));
 	for (line = strtok_r(body, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char name[128];
+		char name[128], entry[128];
 		int nr;
 
-		if (sscanf(line, "%d %127s", &nr, name) != 2)
+		if (sscanf(line, "%d %127s %127s", &nr, name, entry) != 3)
 			return NULL;
 		t->calls = xrealloc(t->calls, (t->n + 1) * sizeof(*t->calls));
 		memset(&t->calls[t->n], 0, sizeof(*t->calls));
 		t->calls[t->n].nr = nr;
+		t->calls[t->n].entry = xstrdup(entry);
 		t->calls[t->n++].name = xstrdup(name);
 	}
 	return t;
