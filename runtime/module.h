@@ -128,7 +128,7 @@ static int ktap_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 
 	preempt_disable();
 	if (slot->probe->syscall_nr)
-		ktap_syscall_hit(slot->probe, regs);
+		ktap_syscall_hit(slot->probe, regs, (const struct pt_regs *)regs->di);
 	else
 		ktap_run_probe(slot->probe, regs);
 	preempt_enable();
@@ -229,12 +229,15 @@ static __maybe_unused void ktap_tracepoint_hit(void *slot,
  * @args: the tracepoint's arguments
  *
  * For the generated dispatchers that serve many probes on one tracepoint
- * (system calls by number); only the first of them is registered.
+ * (system calls by number); only the first of them is registered. The
+ * numbers are x86_64's: a 32-bit (ia32) call passes the same tracepoint
+ * with its own table's number (int $0x80's 20 is getpid, x86_64's 20 is
+ * writev), so it is not run, as on the call's entry point (syscall.h).
  */
 static __maybe_unused void ktap_tracepoint_hit_index(int i,
 						     const unsigned long *args)
 {
-	if (READ_ONCE(ktap_slots[i].armed))
+	if (READ_ONCE(ktap_slots[i].armed) && !in_compat_syscall())
 		ktap_tracepoint_run(&ktap_slots[i], args);
 }
 

@@ -23,27 +23,22 @@
 #define _KTAP_SYSCALL_H
 
 /**
- * ktap_syscall_uregs() - the user registers of the call probed, at entry
+ * ktap_syscall_is() - whether an entry point's hit is the call probed
  * @probe: a probe with @syscall_nr
- * @regs: the registers at __x64_sys_NAME's first instruction
+ * @uregs: the entry point's argument (the caller's saved user registers)
  *
- * Return: the saved user registers, or NULL when this is not the call
- * @probe stands for.
+ * Return: true when @uregs is a call of @probe's number.
  */
-static __always_inline const struct pt_regs *
-ktap_syscall_uregs(const struct ktap_probe *probe, const struct pt_regs *regs)
+static __always_inline bool ktap_syscall_is(const struct ktap_probe *probe,
+					    const struct pt_regs *uregs)
 {
-	const struct pt_regs *uregs = (const struct pt_regs *)regs->di;
-
-	if (unlikely(!uregs || uregs->orig_ax != probe->syscall_nr - 1))
-		return NULL;
-	return uregs;
+	return likely(uregs && uregs->orig_ax == probe->syscall_nr - 1);
 }
 
 /**
  * ktap_syscall_run() - run a system call probe with the tracepoint's arguments
  * @probe: the probe
- * @regs: the registers at the entry point (or its return)
+ * @regs: the registers at the entry point (or its return), or NULL
  * @uregs: the caller's saved user registers
  * @arg1: the call's number (entry) or return value (.return)
  */
@@ -65,16 +60,16 @@ static __always_inline void ktap_syscall_run(const struct ktap_probe *probe,
 /**
  * ktap_syscall_hit() - a system call's entry point is hit
  * @probe: the probe (@syscall_nr set)
- * @regs: the registers there
+ * @regs: the registers there, or NULL (ftrace.h's argument-only hook)
+ * @uregs: the entry point's argument
  *
- * From ftrace.h's callback or the kprobe pre-handler, preemption disabled.
+ * From ftrace.h's callbacks or the kprobe pre-handler, preemption disabled.
  */
 static __always_inline void ktap_syscall_hit(const struct ktap_probe *probe,
-					     struct pt_regs *regs)
+					     struct pt_regs *regs,
+					     const struct pt_regs *uregs)
 {
-	const struct pt_regs *uregs = ktap_syscall_uregs(probe, regs);
-
-	if (uregs)
+	if (ktap_syscall_is(probe, uregs))
 		ktap_syscall_run(probe, regs, uregs, uregs->orig_ax);
 }
 
@@ -92,10 +87,10 @@ static int ktap_syscall_ret_entry(struct kretprobe_instance *ri,
 				  struct pt_regs *regs)
 {
 	const struct ktap_probe *probe = ktap_kretprobe_probe(ri);
-	const struct pt_regs *uregs = probe ? ktap_syscall_uregs(probe, regs) : NULL;
+	const struct pt_regs *uregs = (const struct pt_regs *)regs->di;
 
 	*(const struct pt_regs **)ri->data = uregs;
-	return uregs ? 0 : 1;
+	return probe && ktap_syscall_is(probe, uregs) ? 0 : 1;
 }
 
 /**
