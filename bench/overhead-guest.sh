@@ -18,6 +18,10 @@
 #   sh overhead-guest.sh tax ROUNDS             an unprobed system call's
 #                                              time with syscall.openat
 #                                              (.return) probed (ppidloop)
+#   sh overhead-guest.sh attach ROUNDS "MOD..."  where syscall probes
+#                                              attach: a probed getppid's
+#                                              time and the start and
+#                                              stop times of each module
 #
 # EXTRA: openat calls an openloop makes besides its N opens (from verify).
 # VARIANTS: more TOOL:MODULE:OUT variants (bench/overhead's experiments).
@@ -38,6 +42,10 @@
 #                                   closed around every call (readalt open)
 #   P VARIANT ROUND MIN MED         tax: ppidloop's minimum and median ns
 #                                   per getppid(2) (VARIANT none: no probe)
+#   Q MOD ROUND START_MS RUN_MS MIN MED   attach: ktap-run's start time
+#                                   (load + start), the whole run's wall
+#                                   time (10 ms steps) and ppidloop's ns
+#                                   per getppid with MOD loaded
 #   E TEXT                          a problem
 # DROPPED: ktap's "ktap: N records dropped"; TFAIL: stap's "There were N
 # transport failures".
@@ -230,6 +238,29 @@ tax)
 			[ "$tool" = none ] || [ -f "$T/$mod.ko" ] || continue
 			run "$tool" "$mod" o "taskset -c 1 $T/ppidloop 300 200"
 			sed -n "s/^ppidloop: getppid \([0-9]*\) ns (median \([0-9]*\))$/P $mod $r \1 \2/p" "$T/log"
+		done
+		r=$((r + 1))
+	done
+	;;
+attach)
+	# the same probes attached both ways (bench/overhead's ktap_at_*
+	# modules): what a probed getppid costs, and what arming them costs
+	rounds=$2 r=1
+	up() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
+	while [ $r -le "$rounds" ]; do
+		for mod in $(rotate "$r" $3); do
+			t0=$(up)
+			echo 1 > /proc/sys/debug/kprobes-optimization
+			timeout "$TMO" ktap-run -v -c "taskset -c 1 $T/ppidloop 300 200" "$T/$mod.ko" \
+				> "$T/log" 2>&1 || echo "E $mod: exit $?: $(tail -n 2 "$T/log" | tr '\n' ' ')"
+			t1=$(up)
+			grep -q "^$mod " /proc/modules && rmmod "$mod"
+			l=$(sed -n 's/^ktap-run: loaded .* in \([0-9]*\) ms.*/\1/p' "$T/log")
+			st=$(sed -n 's/^ktap-run: started in \([0-9]*\) ms.*/\1/p' "$T/log")
+			sed -n "s/^ppidloop: getppid \([0-9]*\) ns (median \([0-9]*\))$/\1 \2/p" "$T/log" |
+				while read -r mn md; do
+					echo "Q $mod $r $((${l:-0} + ${st:-0})) $((t1 - t0)) $mn $md"
+				done
 		done
 		r=$((r + 1))
 	done
