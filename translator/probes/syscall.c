@@ -108,19 +108,28 @@ int probe_syscall(const struct probe_point *pp, struct concrete_point *out)
 }
 
 /*
- * Up to this many calls probed in one direction (entry or return) attach
- * at their entry points; more share the tracepoint's dispatcher. Measured
- * in the TCG guest (bench/overhead case 4 and the load times in
- * doc/internals.md): a direct entry probe is one more site of ktap's
- * ftrace_ops, whose filter is set before it is registered (one code
- * update for all of them), so even `syscall.*` could go direct; a
- * kretprobe is registered and armed one by one (a code update and a
- * kretprobe instance pool each). The dispatcher's tax is what every call
- * pays once any number is probed, so the bound only keeps load time and
- * memory from growing with hundreds of calls. KTAP_SYSCALL_DIRECT_MAX
- * overrides it (0: always the dispatcher), for measuring.
+ * Up to this many calls probed in one direction attach at their entry
+ * points; more share the tracepoint's dispatcher. Measured in the TCG
+ * guest (bench/overhead case 5, one boot; a probed getppid's cost over
+ * none, and ktap-run's start time):
+ *
+ *                     entry points         dispatcher
+ *   syscall.getppid   +398 ns, 97 ms       +403 ns, 55 ms
+ *   syscall.*         +565 ns, 2.1 s       +649 ns, 56 ms
+ *   getppid.return    +1188 ns, 88 ms      +397 ns, 82 ms
+ *   syscall.*.return  +1181 ns, 11.5 s     +464 ns, 63 ms
+ *
+ * while the dispatcher costs every call not probed +96 to +146 ns (case
+ * 4) and the entry points nothing. An entry point costs a probed call no
+ * more than the dispatcher, only ~5 ms of start each (a kprobe
+ * registered to vet the address): 64 keep that under half a second. A
+ * .return's kretprobe costs a probed call ~0.8 us more than sys_exit
+ * and ~30 ms each to arm, so it only pays while the calls probed are a
+ * small part of all calls, and few of them: 8. KTAP_SYSCALL_DIRECT_MAX
+ * overrides both (0: always the dispatcher), for measuring.
  */
 #define SYSCALL_DIRECT_MAX 64
+#define SYSCALL_DIRECT_MAX_RETURN 8
 
 /* concurrent kretprobe instances of a direct .return: a call that
  * blocks (read, wait4, futex) holds one while it sleeps; a hit beyond
@@ -155,11 +164,13 @@ static void count_point(struct sc_count *n, const struct concrete_point *cp)
 		n->blocked = true;
 }
 
-static int direct_max(void)
+static int direct_max(bool is_return)
 {
 	const char *s = getenv("KTAP_SYSCALL_DIRECT_MAX");
 
-	return s && *s ? atoi(s) : SYSCALL_DIRECT_MAX;
+	if (s && *s)
+		return atoi(s);
+	return is_return ? SYSCALL_DIRECT_MAX_RETURN : SYSCALL_DIRECT_MAX;
 }
 
 /* a keyed point of the tracepoint onto its call's entry point: a kprobe
@@ -186,7 +197,7 @@ static void choose(const struct program *prog, const char *tracepoint, bool is_r
 		for (cp = prog->probes[i]->points; cp; cp = cp->next)
 			count_point(&n, cp);
 	/* with kernel.syscall("*") every call passes the tracepoint anyway */
-	if (!n.nkeys || n.any || n.blocked || n.nkeys > direct_max())
+	if (!n.nkeys || n.any || n.blocked || n.nkeys > direct_max(is_return))
 		return;
 	for (i = 0; i < prog->nprobes; i++)
 		for (cp = prog->probes[i]->points; cp; cp = cp->next)
