@@ -167,7 +167,7 @@ bool syscall_table_known(const struct options *opt);
 int syscall_number(const struct options *opt, const char *name);	/* -1: none */
 const char *syscall_name(const struct options *opt, int nr);
 const char *syscall_entry(const struct options *opt, int nr);	/* "sys_openat" */
-int syscall_entry_users(const struct options *opt, int nr);
+bool syscall_has_entry_points(const struct options *opt);
 const char *syscalls_tapset_dir(const struct options *opt);	/* generated syscalls.stp */
 
 /* ---- tvar.c: $var, @cast, @var, @entry, @defined ----

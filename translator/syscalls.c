@@ -481,16 +481,20 @@ const char *syscall_entry(const struct options *opt, int nr)
 	return NULL;
 }
 
-/* how many numbers share the kernel function of call nr */
-int syscall_entry_users(const struct options *opt, int nr)
+/* whether the target's calls have x86_64's __x64_sys_NAME entry points
+ * (CONFIG_ARCH_HAS_SYSCALL_WRAPPER: 4.17 and later), for probes/syscall.c */
+bool syscall_has_entry_points(const struct options *opt)
 {
-	const struct syscall_table *t = syscall_numbers(opt);
-	const char *entry = syscall_entry(opt, nr);
-	int i, n = 0;
+	static int known = -1;
+	const char *build;
+	char *config;
 
-	for (i = 0; entry && i < t->n; i++)
-		n += t->calls[i].entry && strcmp(t->calls[i].entry, entry) == 0;
-	return n;
+	if (known >= 0)
+		return known;
+	build = opt->release || opt->vm ? target_build_dir(target_kernel()) : NULL;
+	config = build ? read_whole_file(xasprintf("%s/.config", build), NULL) : NULL;
+	known = config && strstr(config, "\nCONFIG_ARCH_HAS_SYSCALL_WRAPPER=y");
+	return known;
 }
 
 bool syscall_table_known(const struct options *opt)

@@ -197,7 +197,8 @@ static void choose(const struct program *prog, const char *tracepoint, bool is_r
 		for (cp = prog->probes[i]->points; cp; cp = cp->next)
 			count_point(&n, cp);
 	/* with kernel.syscall("*") every call passes the tracepoint anyway */
-	if (!n.nkeys || n.any || n.blocked || n.nkeys > direct_max(is_return))
+	if (!n.nkeys || n.any || n.blocked || n.nkeys > direct_max(is_return) ||
+	    !syscall_has_entry_points(target_opt))
 		return;
 	for (i = 0; i < prog->nprobes; i++)
 		for (cp = prog->probes[i]->points; cp; cp = cp->next)
