@@ -64,8 +64,11 @@ loops() {	# PROG N REPS
 	echo "$c"
 }
 
+exit_with() { return "$1"; }
+
 # run TOOL MODULE OUT CMD: CMD with no probe (TOOL none), under ktap-run,
-# or under staprun (TOOL stap; stapb: staprun -b 64, a 64 MiB buffer);
+# or under staprun (TOOL stap; stapb: staprun -b 64, a 64 MiB buffer), or
+# with a hand-written module loaded (TOOL ref: insmod, rmmod after);
 # OUT "o" sends the script's output to $T/out. The loops' lines (and the
 # tool's messages) land in $T/log; sets rc.
 run() {
@@ -79,6 +82,9 @@ run() {
 		echo 1 > /proc/sys/debug/kprobes-optimization
 		timeout "$TMO" ktap-run "$@" -c "$cmd" "$T/$mod.ko" > "$T/log" 2>&1 ;;
 	stap)	timeout "$TMO" "$STAPRUN" "$@" -c "$cmd" "$T/$mod.ko" > "$T/log" 2>&1 ;;
+	ref)	# a plain module: loaded, the command, unloaded
+		insmod "$T/$mod.ko" &&
+			{ timeout "$TMO" sh -c "$cmd" > "$T/log" 2>&1; r=$?; rmmod "$mod"; exit_with $r; } ;;
 	stapb)	# stap with 64 MiB of buffer instead of its default
 		timeout "$TMO" "$STAPRUN" -b 64 "$@" -c "$cmd" "$T/$mod.ko" > "$T/log" 2>&1 ;;
 	esac
@@ -214,9 +220,13 @@ alt)
 	# loop that way. The tools' order is rotated per round, as above.
 	rounds=$2 r=1
 	while [ $r -le "$rounds" ]; do
-		for tool in $(rotate "$r" none ktap stap); do
-			run "$tool" "${tool}_flood" o "taskset -c 1 $T/openalt 200 50"
-			sed -n "s/^openalt: open \([0-9]*\) ns .*, openat \([0-9]*\) ns .*/A $tool $r \1 \2/p" "$T/log"
+		for tool in $(rotate "$r" none ktap stap ref); do
+			# ref: case 1's hand-written module (bench/ref), if built
+			[ "$tool" != ref ] || [ -f "$T/ref_cnt.ko" ] || continue
+			if [ "$tool" != ref ]; then
+				run "$tool" "${tool}_flood" o "taskset -c 1 $T/openalt 200 50"
+				sed -n "s/^openalt: open \([0-9]*\) ns .*, openat \([0-9]*\) ns .*/A $tool $r \1 \2/p" "$T/log"
+			fi
 			run "$tool" "${tool}_cnt" - "taskset -c 1 $T/readalt 200 50"
 			sed -n "s/^readalt: readv \([0-9]*\) ns .*, read \([0-9]*\) ns .*/B $tool $r \1 \2/p" "$T/log"
 			run "$tool" "${tool}_cnt" - "taskset -c 1 $T/readalt 1000 20 open"
