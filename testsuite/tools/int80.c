@@ -14,7 +14,8 @@ static long ia32_getpid(void)
 {
 	long ret = 20;	/* __NR_getpid in i386's table */
 
-	__asm__ volatile("int $0x80" : "+a"(ret) : : "memory");
+	/* the kernel zeroes r8-r11 on return to a 64-bit caller */
+	__asm__ volatile("int $0x80" : "+a"(ret) : : "r8", "r9", "r10", "r11", "cc", "memory");
 	return ret;
 }
 
@@ -24,11 +25,15 @@ int main(int argc, char **argv)
 	char line[64];
 	struct iovec iov = { line, 0 };
 
-	for (long i = 0; i < n; i++)
-		if (ia32_getpid() != getpid()) {
-			fprintf(stderr, "int80: the ia32 getpid did not answer our pid\n");
+	for (long i = 0; i < n; i++) {
+		long pid = ia32_getpid();
+
+		if (pid != getpid()) {
+			fprintf(stderr, "int80: the ia32 getpid answered %ld, not %d\n",
+				pid, getpid());
 			return 1;
 		}
+	}
 	iov.iov_len = snprintf(line, sizeof(line), "int80 %d\n", getpid());
 	return writev(1, &iov, 1) == (ssize_t)iov.iov_len ? 0 : 1;
 }

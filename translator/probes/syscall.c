@@ -19,6 +19,7 @@
  * same context as the tracepoint would), where the calls not probed pay
  * nothing (bench/overhead, case 4).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -197,9 +198,20 @@ static void choose(const struct program *prog, const char *tracepoint, bool is_r
 		for (cp = prog->probes[i]->points; cp; cp = cp->next)
 			count_point(&n, cp);
 	/* with kernel.syscall("*") every call passes the tracepoint anyway */
-	if (!n.nkeys || n.any || n.blocked || n.nkeys > direct_max(is_return) ||
-	    !syscall_has_entry_points(target_opt))
+	if (!n.nkeys)
 		return;
+	if (n.any || n.blocked || n.nkeys > direct_max(is_return) ||
+	    !syscall_has_entry_points(target_opt)) {
+		if (target_opt->verbose)
+			fprintf(stderr, "Pass 3: syscall probes (%s): %d call%s, on the %s "
+				"dispatcher\n", is_return ? "return" : "entry", n.nkeys,
+				n.nkeys == 1 ? "" : "s", tracepoint);
+		return;
+	}
+	if (target_opt->verbose)
+		fprintf(stderr, "Pass 3: syscall probes (%s): %d call%s, each on its "
+			"__x64_sys_NAME\n", is_return ? "return" : "entry", n.nkeys,
+			n.nkeys == 1 ? "" : "s");
 	for (i = 0; i < prog->nprobes; i++)
 		for (cp = prog->probes[i]->points; cp; cp = cp->next)
 			if (cp->kind == PK_TRACEPOINT && cp->tp_keyed &&
