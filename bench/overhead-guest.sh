@@ -15,6 +15,13 @@
 #   sh overhead-guest.sh alt ROUNDS             the handlers of both cases,
 #                                              measured in one process
 #                                              (readalt, openalt)
+#   sh overhead-guest.sh tax ROUNDS             an unprobed system call's
+#                                              time with syscall.openat
+#                                              (.return) probed (ppidloop)
+#   sh overhead-guest.sh attach ROUNDS "MOD..."  where syscall probes
+#                                              attach: a probed getppid's
+#                                              time and the start and
+#                                              stop times of each module
 #
 # EXTRA: openat calls an openloop makes besides its N opens (from verify).
 # VARIANTS: more TOOL:MODULE:OUT variants (bench/overhead's experiments).
@@ -33,6 +40,12 @@
 #                                   and per read(2) (case 1's probe)
 #   C TOOL ROUND READV READ         alt: the same with /dev/zero opened and
 #                                   closed around every call (readalt open)
+#   P VARIANT ROUND MIN MED         tax: ppidloop's minimum and median ns
+#                                   per getppid(2) (VARIANT none: no probe)
+#   Q MOD ROUND START_MS RUN_MS MIN MED   attach: ktap-run's start time
+#                                   (load + start), the whole run's wall
+#                                   time (10 ms steps) and ppidloop's ns
+#                                   per getppid with MOD loaded
 #   E TEXT                          a problem
 # DROPPED: ktap's "ktap: N records dropped"; TFAIL: stap's "There were N
 # transport failures".
@@ -51,8 +64,11 @@ loops() {	# PROG N REPS
 	echo "$c"
 }
 
+exit_with() { return "$1"; }
+
 # run TOOL MODULE OUT CMD: CMD with no probe (TOOL none), under ktap-run,
-# or under staprun (TOOL stap; stapb: staprun -b 64, a 64 MiB buffer);
+# or under staprun (TOOL stap; stapb: staprun -b 64, a 64 MiB buffer), or
+# with a hand-written module loaded (TOOL ref: insmod, rmmod after);
 # OUT "o" sends the script's output to $T/out. The loops' lines (and the
 # tool's messages) land in $T/log; sets rc.
 run() {
@@ -66,6 +82,9 @@ run() {
 		echo 1 > /proc/sys/debug/kprobes-optimization
 		timeout "$TMO" ktap-run "$@" -c "$cmd" "$T/$mod.ko" > "$T/log" 2>&1 ;;
 	stap)	timeout "$TMO" "$STAPRUN" "$@" -c "$cmd" "$T/$mod.ko" > "$T/log" 2>&1 ;;
+	ref)	# a plain module: loaded, the command, unloaded
+		insmod "$T/$mod.ko" &&
+			{ timeout "$TMO" sh -c "$cmd" > "$T/log" 2>&1; r=$?; rmmod "$mod"; exit_with $r; } ;;
 	stapb)	# stap with 64 MiB of buffer instead of its default
 		timeout "$TMO" "$STAPRUN" -b 64 "$@" -c "$cmd" "$T/$mod.ko" > "$T/log" 2>&1 ;;
 	esac
@@ -141,7 +160,7 @@ case $1 in
 setup)
 	mkdir -p $T || exit 1
 	cp /mnt/host/readloop /mnt/host/openloop /mnt/host/openalt /mnt/host/readalt \
-		/mnt/host/*.ko $T/ || exit 1
+		/mnt/host/ppidloop /mnt/host/*.ko $T/ || exit 1
 	sh /mnt/host/stap/install.sh || echo "E staprun could not be installed"
 	[ -x "$STAPRUN" ] || echo "E no staprun in the guest"
 	;;
@@ -201,13 +220,57 @@ alt)
 	# loop that way. The tools' order is rotated per round, as above.
 	rounds=$2 r=1
 	while [ $r -le "$rounds" ]; do
-		for tool in $(rotate "$r" none ktap stap); do
-			run "$tool" "${tool}_flood" o "taskset -c 1 $T/openalt 200 50"
-			sed -n "s/^openalt: open \([0-9]*\) ns .*, openat \([0-9]*\) ns .*/A $tool $r \1 \2/p" "$T/log"
+		for tool in $(rotate "$r" none ktap stap ref); do
+			# ref: case 1's hand-written module (bench/ref), if built
+			[ "$tool" != ref ] || [ -f "$T/ref_cnt.ko" ] || continue
+			if [ "$tool" != ref ]; then
+				run "$tool" "${tool}_flood" o "taskset -c 1 $T/openalt 200 50"
+				sed -n "s/^openalt: open \([0-9]*\) ns .*, openat \([0-9]*\) ns .*/A $tool $r \1 \2/p" "$T/log"
+			fi
 			run "$tool" "${tool}_cnt" - "taskset -c 1 $T/readalt 200 50"
 			sed -n "s/^readalt: readv \([0-9]*\) ns .*, read \([0-9]*\) ns .*/B $tool $r \1 \2/p" "$T/log"
 			run "$tool" "${tool}_cnt" - "taskset -c 1 $T/readalt 1000 20 open"
 			sed -n "s/^readalt-open: readv \([0-9]*\) ns .*, read \([0-9]*\) ns .*/C $tool $r \1 \2/p" "$T/log"
+		done
+		r=$((r + 1))
+	done
+	;;
+tax)
+	# what a probe on one system call costs every other one: getppid(2)
+	# with no probe, then with syscall.openat (the flood) or
+	# syscall.openat.return (counting) loaded, the variants rotated per
+	# round as above; a variant whose module was not built is skipped
+	rounds=$2 r=1
+	while [ $r -le "$rounds" ]; do
+		for v in $(rotate "$r" none:none ktap:ktap_flood stap:stap_flood \
+			   ktap:ktap_ret stap:stap_ret); do
+			tool=${v%%:*} mod=${v#*:}
+			[ "$tool" = none ] || [ -f "$T/$mod.ko" ] || continue
+			run "$tool" "$mod" o "taskset -c 1 $T/ppidloop 300 200"
+			sed -n "s/^ppidloop: getppid \([0-9]*\) ns (median \([0-9]*\))$/P $mod $r \1 \2/p" "$T/log"
+		done
+		r=$((r + 1))
+	done
+	;;
+attach)
+	# the same probes attached both ways (bench/overhead's ktap_at_*
+	# modules): what a probed getppid costs, and what arming them costs
+	rounds=$2 r=1
+	up() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
+	while [ $r -le "$rounds" ]; do
+		for mod in $(rotate "$r" $3); do
+			t0=$(up)
+			echo 1 > /proc/sys/debug/kprobes-optimization
+			timeout "$TMO" ktap-run -v -c "taskset -c 1 $T/ppidloop 300 200" "$T/$mod.ko" \
+				> "$T/log" 2>&1 || echo "E $mod: exit $?: $(tail -n 2 "$T/log" | tr '\n' ' ')"
+			t1=$(up)
+			grep -q "^$mod " /proc/modules && rmmod "$mod"
+			l=$(sed -n 's/^ktap-run: loaded .* in \([0-9]*\) ms.*/\1/p' "$T/log")
+			st=$(sed -n 's/^ktap-run: started in \([0-9]*\) ms.*/\1/p' "$T/log")
+			sed -n "s/^ppidloop: getppid \([0-9]*\) ns (median \([0-9]*\))$/\1 \2/p" "$T/log" |
+				while read -r mn md; do
+					echo "Q $mod $r $((${l:-0} + ${st:-0})) $((t1 - t0)) $mn $md"
+				done
 		done
 		r=$((r + 1))
 	done

@@ -125,4 +125,5 @@ KTAP_API_SIZE(regs_dx, offsetof(struct pt_regs, dx))
 KTAP_API_SIZE(regs_r10, offsetof(struct pt_regs, r10))
 KTAP_API_SIZE(regs_r8, offsetof(struct pt_regs, r8))
 KTAP_API_SIZE(regs_r9, offsetof(struct pt_regs, r9))
+KTAP_API_SIZE(regs_orig_ax, offsetof(struct pt_regs, orig_ax))
 #endif

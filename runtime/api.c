@@ -75,6 +75,7 @@ KTAP_API_SAME(ktap_probe_api, ktap_probe, perf_counter);
 KTAP_API_SAME(ktap_probe_api, ktap_probe, nf_hook);
 KTAP_API_SAME(ktap_probe_api, ktap_probe, nf_pf);
 KTAP_API_SAME(ktap_probe_api, ktap_probe, nf_priority);
+KTAP_API_SAME(ktap_probe_api, ktap_probe, syscall_nr);
 KTAP_API_SAME(ktap_probe_api, ktap_probe, bp_len);
 KTAP_API_SAME(ktap_probe_api, ktap_probe, bp_type);
 KTAP_API_SAME(ktap_probe_api, ktap_probe, link_addr);

@@ -82,6 +82,7 @@ typedef struct {
 #define KTAP_REGS_OFF_R10 KTAP_API_SIZE_regs_r10
 #define KTAP_REGS_OFF_R8 KTAP_API_SIZE_regs_r8
 #define KTAP_REGS_OFF_R9 KTAP_API_SIZE_regs_r9
+#define KTAP_REGS_OFF_ORIG_AX KTAP_API_SIZE_regs_orig_ax
 #define KTAP_PAGE_SIZE KTAP_API_SIZE_page_size
 
 struct pt_regs;
@@ -159,6 +160,7 @@ struct ktap_probe_api {
 	int bp_type;
 	unsigned long link_addr;
 	bool ftrace_site;
+	unsigned int syscall_nr;
 };
 
 enum ktap_lock_mode_api {

@@ -132,6 +132,9 @@ struct ktap_context;
  *	offset (ktap_link_kfree)
  * @ftrace_site: @link_addr is a function's ftrace site (the translator
  *	read the image's __mcount_loc)
+ * @syscall_nr: kprobe/kretprobe on a system call's entry point
+ *	(__x64_sys_NAME) that stands for kernel.syscall("NAME"): the call's
+ *	number + 1, so that 0 is every other probe (syscall.h)
  */
 struct ktap_probe {
 	enum ktap_probe_kind kind;
@@ -168,6 +171,7 @@ struct ktap_probe {
 	int bp_type;
 	unsigned long link_addr;
 	bool ftrace_site;
+	unsigned int syscall_nr;
 };
 
 /*
@@ -925,6 +929,7 @@ static noinline void ktap_lock_timeout(struct ktap_context *c)
 #define KTAP_REGS_OFF_R10 offsetof(struct pt_regs, r10)
 #define KTAP_REGS_OFF_R8 offsetof(struct pt_regs, r8)
 #define KTAP_REGS_OFF_R9 offsetof(struct pt_regs, r9)
+#define KTAP_REGS_OFF_ORIG_AX offsetof(struct pt_regs, orig_ax)
 
 /* where hot.h's ktap_put_*() find the output, and print.h's slow paths */
 #define KTAP_PRINT_HDR_SIZE sizeof(struct ktap_rec_hdr)

@@ -27,6 +27,15 @@
  *     would leave it (restored afterwards: ftrace returns through it);
  *   - a hit in NMI context, or one that ftrace's recursion guard refuses,
  *     is skipped and counted, as a missed kprobe is.
+ *
+ * A system call's entry point standing for kernel.syscall("NAME")
+ * (syscall.h) needs only its one argument, not the registers: where
+ * ftrace passes the argument registers to every callback
+ * (DYNAMIC_FTRACE_WITH_ARGS), such sites go to a second ftrace_ops that
+ * does not ask for them all, whose trampoline saves less (~80 ns a hit in
+ * the TCG guest); the handler then sees no registers, as on the raw
+ * syscall tracepoint. There are a few of them at most (syscall.c's
+ * bound), so that ops takes its sites one by one, after the first's.
  */
 #ifndef _KTAP_FTRACE_H
 #define _KTAP_FTRACE_H
@@ -84,6 +93,27 @@ static struct ftrace_ops ktap_ftrace_ops = {
 	.flags = FTRACE_OPS_FL_SAVE_REGS,
 };
 
+#ifdef CONFIG_DYNAMIC_FTRACE_WITH_ARGS
+#define KTAP_FTRACE_SC_OPS 1
+static bool ktap_ftrace_sc_attached, ktap_ftrace_sc_filtered;
+
+static void ktap_ftrace_sc_hit(unsigned long ip, unsigned long parent_ip,
+			       struct ftrace_ops *ops, struct ftrace_regs *fregs);
+
+/* the system call entry points: no FTRACE_OPS_FL_SAVE_REGS */
+static struct ftrace_ops ktap_ftrace_sc_ops = {
+	.func = ktap_ftrace_sc_hit,
+};
+#else
+#define KTAP_FTRACE_SC_OPS 0
+#endif
+
+/* whether a probe's site goes to ktap_ftrace_sc_ops, not ktap_ftrace_ops */
+static inline bool ktap_ftrace_on_sc_ops(const struct ktap_probe *probe)
+{
+	return KTAP_FTRACE_SC_OPS && probe->syscall_nr;
+}
+
 /**
  * ktap_ftrace_first() - the first site of an address
  * @ip: the address
@@ -136,12 +166,57 @@ static void notrace ktap_ftrace_hit(unsigned long ip, unsigned long parent_ip,
 	}
 	resume_ip = instruction_pointer(regs);
 	instruction_pointer_set(regs, ip + sizeof(kprobe_opcode_t));
-	for (; i < ktap_ftrace_nsites && ktap_ftrace_sites[i].ip == ip; i++)
-		ktap_run_probe(ktap_ftrace_sites[i].probe, regs);
+	for (; i < ktap_ftrace_nsites && ktap_ftrace_sites[i].ip == ip; i++) {
+		const struct ktap_probe *probe = ktap_ftrace_sites[i].probe;
+
+		if (!probe->syscall_nr)
+			ktap_run_probe(probe, regs);
+		else if (!KTAP_FTRACE_SC_OPS)	/* a system call's entry */
+			ktap_syscall_hit(probe, regs,
+					 (const struct pt_regs *)regs->di);
+	}
 	instruction_pointer_set(regs, resume_ip);
 out:
 	ftrace_test_recursion_unlock(bit);
 }
+
+#if KTAP_FTRACE_SC_OPS
+/**
+ * ktap_ftrace_sc_hit() - the callback of system call entry points
+ * @ip: the ftrace site hit (a __x64_sys_NAME)
+ * @parent_ip: its caller
+ * @ops: ktap_ftrace_sc_ops
+ * @fregs: the argument registers only (x86's ftrace_regs: a pt_regs of
+ *	which the arguments are filled)
+ *
+ * Runs the system call probes of @ip (syscall.h) with no registers.
+ */
+static void notrace ktap_ftrace_sc_hit(unsigned long ip, unsigned long parent_ip,
+				       struct ftrace_ops *ops,
+				       struct ftrace_regs *fregs)
+{
+	const struct pt_regs *uregs = (const struct pt_regs *)fregs->regs.di;
+	int bit, i;
+
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (bit < 0) {
+		ktap_count_skipped();
+		return;
+	}
+	i = ktap_ftrace_first(ip);
+	if (unlikely(i < 0))
+		goto out;
+	if (unlikely(in_nmi())) {
+		ktap_count_skipped();
+		goto out;
+	}
+	for (; i < ktap_ftrace_nsites && ktap_ftrace_sites[i].ip == ip; i++)
+		if (ktap_ftrace_sites[i].probe->syscall_nr)
+			ktap_syscall_hit(ktap_ftrace_sites[i].probe, NULL, uregs);
+out:
+	ftrace_test_recursion_unlock(bit);
+}
+#endif
 
 /**
  * ktap_ftrace_add() - take a probe whose kprobe address is an ftrace site
@@ -258,10 +333,52 @@ static unsigned long *ktap_ftrace_ips(int *n)
 	if (!ips)
 		return NULL;
 	for (i = 0; i < ktap_ftrace_nsites; i++)
-		if (!*n || ips[*n - 1] != ktap_ftrace_sites[i].ip)
+		if (!ktap_ftrace_on_sc_ops(ktap_ftrace_sites[i].probe) &&
+		    (!*n || ips[*n - 1] != ktap_ftrace_sites[i].ip))
 			ips[(*n)++] = ktap_ftrace_sites[i].ip;
 	return ips;
 }
+
+#if KTAP_FTRACE_SC_OPS
+/* hook the system call entry points (a few: one by one) with their ops */
+static int ktap_ftrace_sc_attach(void)
+{
+	int i, ret = 0;
+	bool any = false;
+
+	for (i = 0; i < ktap_ftrace_nsites && !ret; i++)
+		if (ktap_ftrace_on_sc_ops(ktap_ftrace_sites[i].probe)) {
+			ktap_ftrace_sc_filtered = true;
+			any = true;
+			ret = ftrace_set_filter_ip(&ktap_ftrace_sc_ops,
+						   ktap_ftrace_sites[i].ip, 0, 0);
+		}
+	if (!ret && any) {
+		ret = register_ftrace_function(&ktap_ftrace_sc_ops);
+		ktap_ftrace_sc_attached = !ret;
+	}
+	return ret;
+}
+
+static void ktap_ftrace_sc_detach(void)
+{
+	if (ktap_ftrace_sc_attached)
+		unregister_ftrace_function(&ktap_ftrace_sc_ops);
+	/* a filter is freed once (ftrace_free_filter() leaves its pointer) */
+	if (ktap_ftrace_sc_filtered)
+		ftrace_free_filter(&ktap_ftrace_sc_ops);
+	ktap_ftrace_sc_attached = ktap_ftrace_sc_filtered = false;
+}
+#else
+static inline int ktap_ftrace_sc_attach(void)
+{
+	return 0;
+}
+
+static inline void ktap_ftrace_sc_detach(void)
+{
+}
+#endif
 
 /**
  * ktap_ftrace_detach() - unhook every site
@@ -294,6 +411,7 @@ static void ktap_ftrace_detach(void)
 	if (ktap_ftrace_filtered)
 		ftrace_free_filter(&ktap_ftrace_ops);
 	ktap_ftrace_filtered = false;
+	ktap_ftrace_sc_detach();
 	kvfree(ktap_ftrace_hooked);
 	ktap_ftrace_hooked = NULL;
 	ktap_ftrace_nhooked = 0;
@@ -343,6 +461,8 @@ static int ktap_ftrace_attach(void)
 		}
 		cond_resched();
 	}
+	if (ret >= 0)
+		ret = ktap_ftrace_sc_attach();
 	return ret < 0 ? ret : 0;
 }
 

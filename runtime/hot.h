@@ -176,6 +176,20 @@ static inline int ktap_task_pid(const struct ktap_context *c)
 }
 
 /**
+ * ktap_syscall_nr() - the number of a system call, from its saved registers
+ * @uregs: the user registers saved at the call (sys_exit's first argument)
+ *
+ * Without the kernel's struct pt_regs, so that a light unit's sys_exit
+ * dispatcher (emit.c) compiles too.
+ *
+ * Return: the saved orig_ax.
+ */
+static inline long ktap_syscall_nr(const void *uregs)
+{
+	return *(const long *)((const char *)uregs + KTAP_REGS_OFF_ORIG_AX);
+}
+
+/**
  * ktap_syscall_arg() - an argument of the system call being entered or left
  * @c: the context of a sys_enter or sys_exit hit (tp_args[0]: the saved
  *	user registers)

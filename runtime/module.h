@@ -42,7 +42,6 @@ static inline void ktap_globals_exit(void)
 #endif /* KTAP_PREBUILT */
 
 #include "ksyms.h"
-#include "ftrace.h"
 #include "uprobes.h"
 
 /**
@@ -75,6 +74,17 @@ struct ktap_slot {
 };
 
 static DEFINE_MUTEX(ktap_cmd_lock);
+
+/* the probe of a kretprobe instance, or NULL once it is unregistered */
+static const struct ktap_probe *ktap_kretprobe_probe(struct kretprobe_instance *ri)
+{
+	struct kretprobe *rp = get_kretprobe(ri);
+
+	return rp ? container_of(rp, struct ktap_slot, rp)->probe : NULL;
+}
+
+#include "syscall.h"
+#include "ftrace.h"
 
 #ifdef KTAP_PREBUILT
 /* the table's length is the light unit's: allocated at load */
@@ -121,7 +131,10 @@ static int ktap_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 	struct ktap_slot *slot = container_of(kp, struct ktap_slot, kp);
 
 	preempt_disable();
-	ktap_run_probe(slot->probe, regs);
+	if (slot->probe->syscall_nr)
+		ktap_syscall_hit(slot->probe, regs, (const struct pt_regs *)regs->di);
+	else
+		ktap_run_probe(slot->probe, regs);
 	preempt_enable();
 	return 0;
 }
@@ -220,12 +233,15 @@ static __maybe_unused void ktap_tracepoint_hit(void *slot,
  * @args: the tracepoint's arguments
  *
  * For the generated dispatchers that serve many probes on one tracepoint
- * (system calls by number); only the first of them is registered.
+ * (system calls by number); only the first of them is registered. The
+ * numbers are x86_64's: a 32-bit (ia32) call passes the same tracepoint
+ * with its own table's number (int $0x80's 20 is getpid, x86_64's 20 is
+ * writev), so it is not run, as on the call's entry point (syscall.h).
  */
 static __maybe_unused void ktap_tracepoint_hit_index(int i,
 						     const unsigned long *args)
 {
-	if (READ_ONCE(ktap_slots[i].armed))
+	if (READ_ONCE(ktap_slots[i].armed) && !in_compat_syscall())
 		ktap_tracepoint_run(&ktap_slots[i], args);
 }
 
@@ -376,7 +392,11 @@ static int ktap_arm(struct ktap_slot *slot)
 		slot->rp.kp.symbol_name = p->symbol;
 		slot->rp.kp.offset = p->offset;
 		slot->rp.handler = ktap_kretprobe_ret;
-		if (p->entry) {
+		if (p->syscall_nr) {	/* syscall.h */
+			slot->rp.handler = ktap_syscall_ret;
+			slot->rp.entry_handler = ktap_syscall_ret_entry;
+			slot->rp.data_size = sizeof(struct pt_regs *);
+		} else if (p->entry) {
 			slot->rp.entry_handler = ktap_kretprobe_entry;
 			slot->rp.data_size = p->entry_size;
 		}

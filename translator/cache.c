@@ -337,11 +337,13 @@ static void key_pp_env(struct sha256 *s)
 }
 
 /* the environment variables that change which probe points resolve, so
- * a module built with a family's fallback source is not reused without */
+ * a module built with a family's fallback source is not reused without,
+ * or where they attach (probes/syscall.c) */
 static void key_resolve_env(struct sha256 *s)
 {
 	key_str(s, "KTAP_DEBUGINFO", getenv("KTAP_DEBUGINFO"));
 	key_str(s, "KTAP_IGNORE_POINTS", getenv("KTAP_IGNORE_POINTS"));
+	key_str(s, "KTAP_SYSCALL_DIRECT_MAX", getenv("KTAP_SYSCALL_DIRECT_MAX"));
 }
 
 static void key_options(struct sha256 *s, const struct options *opt)

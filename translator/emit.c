@@ -2617,6 +2617,8 @@ static void emit_probe_table(struct emitter *em, struct strbuf *out)
 					  !cp->tp_keyed ? tp_func_name(rp, cp) :
 					  owns_dispatcher(em->prog, cp) ?
 					  xasprintf("tp_dispatch_%s", cp->tracepoint) : "NULL");
+			if (cp->sc_direct)	/* runtime/syscall.h */
+				sb_printf(out, ", .syscall_nr = %lld", (long long)cp->tp_key + 1);
 			if (rp->nentry_exprs && cp->kind == PK_KRETPROBE)
 				sb_printf(out, ", .entry = probe_%d_entry, .entry_size = %d",
 					  rp->index, 8 * rp->nentry_exprs);
@@ -2801,6 +2803,8 @@ struct unit *emit_program(const struct program *prog, const struct options *opt)
 	struct unit *u = xalloc(sizeof(*u));
 	int i;
 
+	/* before anything reads the points: where the syscall ones attach */
+	syscall_choose_attach(prog);
 	em.prog = prog;
 	em.opt = opt;
 	em.light = light_ok(prog, opt);

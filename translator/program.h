@@ -74,6 +74,9 @@ struct concrete_point {
 	bool tp_keyed;			/* one of many on the tracepoint, run when */
 	int64_t tp_key;			/* ... the C tp_key_c of its arguments */
 	const char *tp_key_c;		/* (a0, a1, ...) equals tp_key */
+	bool sc_direct;			/* kernel.syscall("NAME"): on the call's
+					 * own entry point, not sys_enter/exit
+					 * (probes/syscall.c); tp_key: its number */
 	struct tvar_scope *scope;	/* debuginfo points, else NULL */
 	int64_t priority;		/* begin/end/error(N): lowest runs first */
 	uint64_t period_ns;		/* timers */
@@ -178,11 +181,15 @@ int probe_perf(const struct probe_point *pp, struct concrete_point *out);
 int probe_netfilter(const struct probe_point *pp, struct concrete_point *out);
 int probe_hwbkpt(const struct probe_point *pp, struct concrete_point *out);
 void probe_syscall_options(const struct options *opt);	/* for syscalls.c */
+/* few system calls probed: on their own entry points, not sys_enter/exit */
+void syscall_choose_attach(const struct program *prog);
 
 /* ---- syscalls.c: the target's system call table, from its headers ---- */
 bool syscall_table_known(const struct options *opt);
 int syscall_number(const struct options *opt, const char *name);	/* -1: none */
 const char *syscall_name(const struct options *opt, int nr);
+const char *syscall_entry(const struct options *opt, int nr);	/* "sys_openat" */
+bool syscall_has_entry_points(const struct options *opt);
 const char *syscalls_tapset_dir(const struct options *opt);	/* generated syscalls.stp */
 
 /* ---- tvar.c: $var, @cast, @var, @entry, @defined ----

@@ -468,6 +468,35 @@ const char *syscall_name(const struct options *opt, int nr)
 	return NULL;
 }
 
+/* the kernel function of call nr ("sys_openat"), or NULL; several
+ * numbers may share one (sys_ni_syscall) */
+const char *syscall_entry(const struct options *opt, int nr)
+{
+	const struct syscall_table *t = syscall_numbers(opt);
+	int i;
+
+	for (i = 0; t && i < t->n; i++)
+		if (t->calls[i].nr == nr)
+			return t->calls[i].entry;
+	return NULL;
+}
+
+/* whether the target's calls have x86_64's __x64_sys_NAME entry points
+ * (CONFIG_ARCH_HAS_SYSCALL_WRAPPER: 4.17 and later), for probes/syscall.c */
+bool syscall_has_entry_points(const struct options *opt)
+{
+	static int known = -1;
+	const char *build;
+	char *config;
+
+	if (known >= 0)
+		return known;
+	build = opt->release || opt->vm ? target_build_dir(target_kernel()) : NULL;
+	config = build ? read_whole_file(xasprintf("%s/.config", build), NULL) : NULL;
+	known = config && strstr(config, "\nCONFIG_ARCH_HAS_SYSCALL_WRAPPER=y");
+	return known;
+}
+
 bool syscall_table_known(const struct options *opt)
 {
 	return syscall_numbers(opt) != NULL;
@@ -876,10 +905,10 @@ static char *other_names_text(const struct syscall_info *c)
 	return sb.buf;
 }
 
-#define NUMBERS_FORMAT "ktap-syscall-numbers 1"
+#define NUMBERS_FORMAT "ktap-syscall-numbers 2"
 
-/* "NR NAME" per call: what kernel.syscall("NAME") needs, without the
- * headers */
+/* "NR NAME ENTRY" per call: what kernel.syscall("NAME") needs, without
+ * the headers (ENTRY: the kernel function, "sys_openat") */
 static char *numbers_text(const struct syscall_table *t)
 {
 	struct strbuf sb = { 0 };
@@ -887,7 +916,8 @@ static char *numbers_text(const struct syscall_table *t)
 
 	sb_printf(&sb, "%s\n", NUMBERS_FORMAT);
 	for (i = 0; i < t->n; i++)
-		sb_printf(&sb, "%d %s\n", t->calls[i].nr, t->calls[i].name);
+		sb_printf(&sb, "%d %s %s\n", t->calls[i].nr, t->calls[i].name,
+			  t->calls[i].entry);
 	sb_puts(&sb, "end\n");
 	return sb.buf;
 }
@@ -901,14 +931,15 @@ static struct syscall_table *read_numbers(const char *dir)
 		return NULL;
 	t = xalloc(sizeof(*t));
 	for (line = strtok_r(body, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char name[128];
+		char name[128], entry[128];
 		int nr;
 
-		if (sscanf(line, "%d %127s", &nr, name) != 2)
+		if (sscanf(line, "%d %127s %127s", &nr, name, entry) != 3)
 			return NULL;
 		t->calls = xrealloc(t->calls, (t->n + 1) * sizeof(*t->calls));
 		memset(&t->calls[t->n], 0, sizeof(*t->calls));
 		t->calls[t->n].nr = nr;
+		t->calls[t->n].entry = xstrdup(entry);
 		t->calls[t->n++].name = xstrdup(name);
 	}
 	return t;
