@@ -212,17 +212,9 @@ static void set_link_addr(struct concrete_point *cp, const struct kfunc *f)
 	}
 }
 
-/*
- * What a wildcard leaves out besides: notrace functions, and with .call
- * (or .return) copies DWARF places inside another function's symbol.
- * Those are inlined bodies whose DIE does not say so; a kprobe on each
- * (900 in kernel.function("*").call on 6.1) put int3s in the allocator's
- * fast paths, and the guest's slab lists were found corrupt.
- */
-static bool wanted_by_glob(const struct kfunc *f, const struct fn_suffix *sx)
+/* what a wildcard leaves out besides: notrace functions */
+static bool wanted_by_glob(const struct kfunc *f)
 {
-	if ((sx->call_only || sx->is_return) && f->offset)
-		return false;
 	return !is_notrace(f);
 }
 
@@ -265,6 +257,15 @@ static bool wanted(const struct kfunc *f, const struct fn_suffix *sx)
 	if (sx->inline_only && !f->inlined)
 		return false;
 	if ((sx->call_only || sx->is_return) && f->inlined)
+		return false;
+	/*
+	 * .call and .return: not a copy DWARF places inside another
+	 * function's symbol either: an inlined body whose DIE does not say
+	 * so. A kprobe on each (900 in kernel.function("*").call on 6.1)
+	 * put int3s in the allocator's fast paths, and the guest's slab
+	 * lists were found corrupt.
+	 */
+	if ((sx->call_only || sx->is_return) && f->offset)
 		return false;
 	return true;
 }
@@ -474,7 +475,7 @@ static int source_points(const struct fn_source *src, const struct fn_pattern *p
 		     : btfk_functions(src->btf, p->func, &fs);
 	for (i = 0; i < nf; i++) {
 		if (!wanted(&fs[i], sx) ||
-		    (!statement && is_glob(p->func) && !wanted_by_glob(&fs[i], sx)))
+		    (!statement && is_glob(p->func) && !wanted_by_glob(&fs[i])))
 			continue;
 		if (statement || p->has_lines)
 			statement_points(pl, src->dw, &fs[i], p, is_glob(p->func) || many);
