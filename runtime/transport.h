@@ -95,6 +95,15 @@ module_param(ktap_flight, bool, 0444);
 MODULE_PARM_DESC(ktap_flight, "overwrite the oldest output when the buffer is full");
 
 static struct ktap_cpu_stats __percpu *ktap_stats;
+
+/*
+ * Records read from the sub-buffer a reader is in, per relay buffer
+ * (touched by the reader only, under the file's lock), and those of them
+ * that the writer counted as dropped when it overwrote that sub-buffer
+ * anyway: ktap_sum_dropped() leaves them out.
+ */
+static DEFINE_PER_CPU(unsigned long, ktap_sub_read);
+static atomic_long_t ktap_dropped_read = ATOMIC_LONG_INIT(0);
 static atomic64_t ktap_seq = ATOMIC64_INIT(0);
 static struct rchan *ktap_chan;
 static struct dentry *ktap_dir;
@@ -165,7 +174,8 @@ static unsigned long ktap_sum_dropped(void)
 
 	for_each_possible_cpu(cpu)
 		sum += per_cpu_ptr(ktap_stats, cpu)->dropped;
-	return sum;
+	/* flight recorder: overwritten after the reader had them */
+	return sum - atomic_long_read(&ktap_dropped_read);
 }
 
 /**
@@ -331,14 +341,17 @@ static void ktap_relay_snapshot(struct rchan_buf *buf,
  * @p: the first record
  * @avail: bytes of complete records at @p
  * @room: bytes the reader can still take
+ * @nrec: set to the number of those records
  *
  * Return: the size of the whole records at @p that fit in @room (0 if not
  * even the first one fits), or -EIO if @p does not hold well-formed records.
  */
-static ssize_t ktap_relay_records(const char *p, size_t avail, size_t room)
+static ssize_t ktap_relay_records(const char *p, size_t avail, size_t room,
+				  unsigned long *nrec)
 {
 	size_t n = 0;
 
+	*nrec = 0;
 	while (n < avail) {
 		struct ktap_rec_hdr h;
 		size_t size;
@@ -353,8 +366,52 @@ static ssize_t ktap_relay_records(const char *p, size_t avail, size_t room)
 		if (size > room - n)
 			break;
 		n += size;
+		(*nrec)++;
 	}
 	return n;
+}
+
+/**
+ * ktap_relay_skip() - a flight recorder's reader moves past what the
+ *	writer overwrote, to the oldest sub-buffer left whole
+ * @buf: the buffer
+ * @pos: the writer's position
+ *
+ * The writer counted every record of the sub-buffer the reader was in as
+ * dropped; those the reader had read already were not lost.
+ */
+static void ktap_relay_skip(struct rchan_buf *buf, const struct ktap_relay_pos *pos)
+{
+	unsigned long *read = per_cpu_ptr(&ktap_sub_read, buf->cpu);
+
+	atomic_long_add(*read, &ktap_dropped_read);
+	*read = 0;
+	buf->subbufs_consumed = pos->produced - buf->chan->n_subbufs + 1;
+	buf->bytes_consumed = 0;
+}
+
+/**
+ * ktap_relay_lapped() - did a flight recorder's writer go round into the
+ *	sub-buffer being read?
+ * @buf: the buffer
+ * @pos: the writer's position; taken anew
+ *
+ * Without a reader to wait for, the writer of a flight recorder may
+ * overwrite the oldest sub-buffer while a read copies it. Called after
+ * the copy: if the writer has reached that sub-buffer, the reader moves
+ * on to the oldest one left whole and the copy is not counted.
+ *
+ * Return: true if it did (the read starts over from the new position).
+ */
+static bool ktap_relay_lapped(struct rchan_buf *buf, struct ktap_relay_pos *pos)
+{
+	size_t n_subbufs = buf->chan->n_subbufs;
+
+	ktap_relay_snapshot(buf, pos);
+	if (pos->produced - buf->subbufs_consumed < n_subbufs)
+		return false;
+	ktap_relay_skip(buf, pos);
+	return true;
 }
 
 /**
@@ -380,15 +437,15 @@ static ssize_t ktap_relay_read(struct file *filp, char __user *ubuf,
 	struct ktap_relay_pos pos;
 	size_t done = 0;
 	ssize_t ret = 0;
+	int laps = 0;
+	unsigned long nrec;
 
 	inode_lock(file_inode(filp));
 	ktap_relay_snapshot(buf, &pos);
 	/* a flight recorder's writer went round: the oldest sub-buffer
 	 * left whole is the one after the writer's */
-	if (ktap_flight && pos.produced - buf->subbufs_consumed >= n_subbufs) {
-		buf->subbufs_consumed = pos.produced - n_subbufs + 1;
-		buf->bytes_consumed = 0;
-	}
+	if (ktap_flight && pos.produced - buf->subbufs_consumed >= n_subbufs)
+		ktap_relay_skip(buf, &pos);
 	for (;;) {
 		size_t sub = buf->subbufs_consumed % n_subbufs;
 		bool complete = buf->subbufs_consumed != pos.produced;
@@ -406,14 +463,22 @@ static ssize_t ktap_relay_read(struct file *filp, char __user *ubuf,
 			ret = -EIO;
 			break;
 		}
-		ret = ktap_relay_records(base + from, end - from, count - done);
+		ret = ktap_relay_records(base + from, end - from, count - done, &nrec);
 		if (ret < 0)
 			break;
 		if (ret && copy_to_user(ubuf + done, base + from, ret)) {
 			ret = -EFAULT;
 			break;
 		}
+		/* what was copied may be torn: not counted (a few times at
+		 * most, so that a writer faster than the copy cannot keep
+		 * the reader here) */
+		if (ktap_flight && laps < 8 && ktap_relay_lapped(buf, &pos)) {
+			laps++;
+			continue;
+		}
 		done += ret;
+		*per_cpu_ptr(&ktap_sub_read, buf->cpu) += nrec;
 		buf->bytes_consumed = from + ret;
 		if (from + ret < end) {
 			ret = done ? 0 : -EINVAL;	/* no room for the next */
@@ -423,6 +488,7 @@ static ssize_t ktap_relay_read(struct file *filp, char __user *ubuf,
 			break;
 		relay_subbufs_consumed(buf->chan, buf->cpu, 1);
 		buf->bytes_consumed = 0;
+		*per_cpu_ptr(&ktap_sub_read, buf->cpu) = 0;
 	}
 	inode_unlock(file_inode(filp));
 	if (ret == -EIO)

@@ -523,36 +523,38 @@ static char *slot_sock(int k)
 	return xasprintf("%s/ctl%d.sock", paths()->run, k);
 }
 
-/* a free session slot: its lock fd, cur_slot set; waits only when all
- * KTAP_AGENT_PORTS are in use */
+/* slot k if it is free: its lock fd, else -1 */
+static int try_slot(int k)
+{
+	char *path = xasprintf("%s/slot-%d", paths()->run, k);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	free(path);
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* a free session slot: its lock fd, cur_slot set; waits (for whichever
+ * frees first) only when all KTAP_AGENT_PORTS are in use */
 static int take_slot(void)
 {
-	int fds[KTAP_AGENT_PORTS];
+	for (int round = 0;; round++) {
+		for (int k = 0; k < KTAP_AGENT_PORTS; k++) {
+			int fd = try_slot(k);
 
-	for (int k = 0; k < KTAP_AGENT_PORTS; k++) {
-		char *path = xasprintf("%s/slot-%d", paths()->run, k);
-
-		fds[k] = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-		free(path);
-		if (fds[k] >= 0 && flock(fds[k], LOCK_EX | LOCK_NB) == 0) {
-			for (int j = 0; j < k; j++)
-				if (fds[j] >= 0)
-					close(fds[j]);
-			cur_slot = k;
-			return fds[k];
+			if (fd >= 0) {
+				cur_slot = k;
+				return fd;
+			}
 		}
+		if (round == 0)
+			fprintf(stderr, "ktap: waiting for the guest (all %d sessions are in use)\n",
+				KTAP_AGENT_PORTS);
+		usleep(100000);
 	}
-	fprintf(stderr, "ktap: waiting for the guest (all %d sessions are in use)\n",
-		KTAP_AGENT_PORTS);
-	for (int k = 1; k < KTAP_AGENT_PORTS; k++)
-		if (fds[k] >= 0)
-			close(fds[k]);
-	if (fds[0] < 0 || flock(fds[0], LOCK_EX) < 0) {
-		vm_err("cannot take a guest session: %s", strerror(errno));
-		return -1;
-	}
-	cur_slot = 0;
-	return fds[0];
 }
 
 /* ---- the running guest ---- */
