@@ -136,6 +136,33 @@ static __always_inline int ktap_ftrace_first(unsigned long ip)
 }
 
 /**
+ * ktap_ftrace_enter() - a callback's start: take ftrace's recursion guard
+ * @ip: the ftrace site hit
+ * @parent_ip: its caller
+ * @bit: set to the guard's bit (negative: refused, counted as skipped;
+ *	return at once), else ftrace_test_recursion_unlock() it
+ *
+ * Disables preemption: handlers run with it disabled.
+ *
+ * Return: the index of @ip's first site, or -1 (none, or a hit in NMI
+ * context: unlike an int3 kprobe's, a real one here, skipped and counted).
+ */
+static __always_inline int ktap_ftrace_enter(unsigned long ip, unsigned long parent_ip,
+					     int *bit)
+{
+	*bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (*bit < 0) {
+		ktap_count_skipped();
+		return -1;
+	}
+	if (unlikely(in_nmi())) {
+		ktap_count_skipped();
+		return -1;
+	}
+	return ktap_ftrace_first(ip);
+}
+
+/**
  * ktap_ftrace_hit() - the ftrace callback: run the probes of @ip
  * @ip: the ftrace site hit
  * @parent_ip: its caller
@@ -150,20 +177,11 @@ static void notrace ktap_ftrace_hit(unsigned long ip, unsigned long parent_ip,
 	unsigned long resume_ip;
 	int bit, i;
 
-	/* disables preemption: handlers run with it disabled */
-	bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (bit < 0) {
-		ktap_count_skipped();
+	i = ktap_ftrace_enter(ip, parent_ip, &bit);
+	if (bit < 0)
 		return;
-	}
-	i = ktap_ftrace_first(ip);
 	if (unlikely(i < 0 || !regs))
 		goto out;
-	/* unlike an int3 kprobe, an NMI here is a real one */
-	if (unlikely(in_nmi())) {
-		ktap_count_skipped();
-		goto out;
-	}
 	resume_ip = instruction_pointer(regs);
 	instruction_pointer_set(regs, ip + sizeof(kprobe_opcode_t));
 	for (; i < ktap_ftrace_nsites && ktap_ftrace_sites[i].ip == ip; i++) {
@@ -198,18 +216,11 @@ static void notrace ktap_ftrace_sc_hit(unsigned long ip, unsigned long parent_ip
 	const struct pt_regs *uregs = (const struct pt_regs *)fregs->regs.di;
 	int bit, i;
 
-	bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (bit < 0) {
-		ktap_count_skipped();
+	i = ktap_ftrace_enter(ip, parent_ip, &bit);
+	if (bit < 0)
 		return;
-	}
-	i = ktap_ftrace_first(ip);
 	if (unlikely(i < 0))
 		goto out;
-	if (unlikely(in_nmi())) {
-		ktap_count_skipped();
-		goto out;
-	}
 	for (; i < ktap_ftrace_nsites && ktap_ftrace_sites[i].ip == ip; i++)
 		if (ktap_ftrace_sites[i].probe->syscall_nr)
 			ktap_syscall_hit(ktap_ftrace_sites[i].probe, NULL, uregs);

@@ -133,12 +133,9 @@ char *detached_cmd_line(const struct options *opt)
 
 static int wait_loader(pid_t pid);
 
-/* ktap -A NAME, --stop NAME, --running here: ktap-run does them */
-int run_detached_cmd(const struct options *opt)
+/* ktap-run with argv, here; its exit status */
+static int run_loader(const char *loader, char **argv)
 {
-	char *loader = xasprintf("%s/loader/ktap-run", opt->data_dir);
-	char flag[3] = { '-', opt->detached_cmd, 0 };
-	char *argv[] = { loader, flag, (char *)opt->detached_name, NULL };
 	pid_t pid = fork();
 
 	if (pid < 0) {
@@ -153,29 +150,28 @@ int run_detached_cmd(const struct options *opt)
 	return wait_loader(pid);
 }
 
+/* ktap -A NAME, --stop NAME, --running here: ktap-run does them */
+int run_detached_cmd(const struct options *opt)
+{
+	char *loader = xasprintf("%s/loader/ktap-run", opt->data_dir);
+	char flag[3] = { '-', opt->detached_cmd, 0 };
+	char *argv[] = { loader, flag, (char *)opt->detached_name, NULL };
+
+	return run_loader(loader, argv);
+}
+
 int run_local(const char *ko_path, const struct options *opt)
 {
 	const char *why = local_run_refusal();
 	char *loader = xasprintf("%s/loader/ktap-run", opt->data_dir);
 	char **argv;
-	pid_t pid;
 
 	if (why) {
 		fprintf(stderr, "%s\n", why);
 		return 1;
 	}
 	argv = ktap_run_argv(loader, ko_path, opt, true);
-	pid = fork();
-	if (pid < 0) {
-		fprintf(stderr, "ktap: fork: %s\n", strerror(errno));
-		return 1;
-	}
-	if (pid == 0) {
-		execv(loader, argv);
-		fprintf(stderr, "ktap: cannot run %s: %s\n", loader, strerror(errno));
-		_exit(127);
-	}
-	return wait_loader(pid);
+	return run_loader(loader, argv);
 }
 
 /* signals go on to the loader (pid); its exit status */
