@@ -1210,6 +1210,7 @@ static void read_clock(const char *name, struct json_clock *c)
 	c->khz = module_param_ull(name, KTAP_PARAM_TSC_KHZ);
 	c->tsc = module_param_ull(name, KTAP_PARAM_TSC_REF);
 	c->ns = module_param_ull(name, KTAP_PARAM_NS_REF);
+	json_clock_set(c);
 }
 
 /* load, start, run, stop; the module is unloaded on every path */
