@@ -9,6 +9,7 @@
 #   sh json-guest.sh setup                 copy to /tmp, install staprun
 #   sh json-guest.sh rounds ROUNDS N       every tool once per round, the
 #                                          order rotated per round
+#   sh json-guest.sh reader ROUNDS N       the reader's CPU time per record
 #
 # Tools: none (no probe), text (ktap-run -o), json (ktap-run -j -o), stap
 # (staprun -o). Output, one line per fact:
@@ -16,6 +17,8 @@
 #                                   the lines its run wrote, ktap's drops
 #   A TOOL ROUND OPEN OPENAT        openalt: least ns per open(2) (no hit)
 #                                   and per openat(2) (one hit)
+#   D TOOL ROUND TICKS LINES HZ     reader: the CPU ticks ktap-run (stapio)
+#                                   used while one openloop N ran
 #   E TEXT                          a problem
 
 T=/tmp/bjson
@@ -68,6 +71,40 @@ rounds)
 			[ -n "$ns" ] && echo "S $tool $r $ns $lines ${dropped:-0}"
 			run "$tool" "taskset -c 1 $T/openalt 200 50"
 			sed -n "s/^openalt: open \([0-9]*\) ns .*, openat \([0-9]*\) ns .*/A $tool $r \1 \2/p" "$T/log"
+		done
+		r=$((r + 1))
+	done
+	;;
+reader)
+	# the reader's own work per record, which the loop's time shows only
+	# through the TCG thread both vCPUs share: its CPU ticks (user +
+	# system) over one openloop of N beside a reader started before it
+	nr=$2 n=$3 r=1
+	hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
+	ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+	tools="text json"
+	[ -f $T/stap_flood.ko ] && [ -x $STAPRUN ] && tools="$tools stap"
+	while [ "$r" -le "$nr" ]; do
+		for tool in $(rotate "$r" $tools); do
+			rm -f "$T/out"
+			case $tool in
+			text) ktap-run -o "$T/out" "$T/ktap_flood.ko" > "$T/log" 2>&1 & ;;
+			json) ktap-run -j -o "$T/out" "$T/ktap_flood.ko" > "$T/log" 2>&1 & ;;
+			stap) "$STAPRUN" -o "$T/out" "$T/stap_flood.ko" > "$T/log" 2>&1 & ;;
+			esac
+			p=$!
+			sleep 2
+			t0=$(ticks $p)
+			taskset -c 1 "$T/openloop" "$n" > "$T/loop" 2>&1
+			sleep 0.5
+			t1=$(ticks $p)
+			kill -INT $p
+			wait $p
+			for m in ktap_flood stap_flood; do
+				grep -q "^$m " /proc/modules && rmmod $m
+			done
+			lines=$(grep -c -e '^openloop(' -e '"text":"openloop(' "$T/out" 2>/dev/null)
+			echo "D $tool $r $((t1 - t0)) ${lines:-0} $hz"
 		done
 		r=$((r + 1))
 	done

@@ -28,7 +28,9 @@ struct json_origin {
 struct json_clock {
 	uint64_t tsc, ns;
 	unsigned long khz;
+	uint64_t mult;		/* ns per cycle << 32: json_clock_set() */
 };
+void json_clock_set(struct json_clock *c);
 uint64_t json_clock_ns(const struct json_clock *c, uint64_t tsc);
 
 /* output text: {"type":"output","text":...,"cpu":N,"time_ns":T,"seq":S} */

@@ -743,23 +743,32 @@ static void out_json(struct output *o)
 	o->jb.len = 0;
 }
 
-/* one record's payload: as it is, or as a JSON line */
+/* one record's payload: as it is, or as a JSON line, made in place at
+ * the end of the output buffer (the flood's path: no second copy) */
 static void out_record(struct output *o, uint32_t magic, int cpu, uint64_t seq,
 		       uint64_t tsc, const char *data, uint32_t len)
 {
 	struct json_origin at = { .cpu = cpu, .seq = seq };
+	struct json_buf b;
 
 	if (!o->json) {
 		if (magic == KTAP_REC_MAGIC)
 			out_put(o, data, len);
 		return;
 	}
+	if (o->broken)
+		return;
 	at.time_ns = json_clock_ns(&o->clock, tsc);
+	b = (struct json_buf){ o->buf, o->len, o->cap };
 	if (magic == KTAP_REC_MAGIC)
-		json_text(&o->jb, &at, data, len);
-	else if (!json_data(&o->jb, &at, data, len))
-		json_message(&o->jb, "warning", "a malformed data record was left out");
-	out_json(o);
+		json_text(&b, &at, data, len);
+	else if (!json_data(&b, &at, data, len))
+		json_message(&b, "warning", "a malformed data record was left out");
+	o->buf = b.p;
+	o->len = b.len;
+	o->cap = b.cap;
+	if (o->len >= OUT_FLUSH)
+		out_flush(o);
 }
 
 /* move records that are ready (all of them when final) to the output */
@@ -1254,6 +1263,7 @@ static void read_clock(const char *name, struct json_clock *c)
 	c->khz = module_param_ull(name, KTAP_PARAM_TSC_KHZ);
 	c->tsc = module_param_ull(name, KTAP_PARAM_TSC_REF);
 	c->ns = module_param_ull(name, KTAP_PARAM_NS_REF);
+	json_clock_set(c);
 }
 
 /* load, start, run, stop; the module is unloaded on every path */
