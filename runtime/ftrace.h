@@ -213,7 +213,7 @@ static void notrace ktap_ftrace_sc_hit(unsigned long ip, unsigned long parent_ip
 				       struct ftrace_ops *ops,
 				       struct ftrace_regs *fregs)
 {
-	const struct pt_regs *uregs = (const struct pt_regs *)fregs->regs.di;
+	const struct pt_regs *uregs = (const struct pt_regs *)ktap_fregs_pt_regs(fregs)->di;
 	int bit, i;
 
 	i = ktap_ftrace_enter(ip, parent_ip, &bit);

@@ -40,6 +40,17 @@ typedef rwlock_t ktap_rwlock_t;
 #define KTAP_DEFINE_RWLOCK(name) ktap_rwlock_t name = KTAP_RWLOCK_UNLOCKED(name)
 
 /*
+ * ftrace callbacks (ftrace.h): 6.12 made struct ftrace_regs opaque, its
+ * x86 pt_regs reached through arch_ftrace_regs(), which came with it.
+ */
+#include <linux/ftrace.h>
+#ifdef arch_ftrace_regs
+#define ktap_fregs_pt_regs(fregs)	(&arch_ftrace_regs(fregs)->regs)
+#else
+#define ktap_fregs_pt_regs(fregs)	(&(fregs)->regs)
+#endif
+
+/*
  * uprobes (uprobes.h): 6.12 folded uprobe_register_refctr() into
  * uprobe_register(), which now returns the uprobe, and split
  * unregistering into uprobe_unregister_nosync() of that uprobe and one
