@@ -414,11 +414,53 @@ static void on_ping(struct session *s, const char *nonce, uint32_t len)
 	send_frame(s, KTAP_FRAME_PING, nonce, len);
 }
 
-/* the host asks whether the guest still runs while a command is silent
- * (ktap-run unhooking thousands of probes): answer, change nothing */
+#define ALIVE_MAX_CPUS 64
+
+/* each CPU's total time in /proc/stat (idle counted as it passes, also
+ * on a tickless idle CPU); how many CPUs, or -1 */
+static int cpu_times(unsigned long long *t)
+{
+	FILE *f = fopen("/proc/stat", "r");
+	char line[512];
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (n < ALIVE_MAX_CPUS && fgets(line, sizeof(line), f)) {
+		unsigned long long v[8] = { 0 };
+
+		if (strncmp(line, "cpu", 3) || line[3] < '0' || line[3] > '9')
+			continue;
+		sscanf(line, "%*s %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
+		       &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+		t[n++] = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * The host asks whether the guest still runs while a command is silent:
+ * ktap-run may be busy (unhooking thousands of probes takes a minute), or
+ * a CPU may spin with interrupts off, its time standing still, where the
+ * agent on another CPU would still answer. The answer says which.
+ */
 static void on_alive(struct session *s, const char *nonce, uint32_t len)
 {
-	send_frame(s, KTAP_FRAME_ALIVE, nonce, len);
+	unsigned long long a[ALIVE_MAX_CPUS], b[ALIVE_MAX_CPUS];
+	struct timespec pause = { 0, KTAP_ALIVE_SAMPLE_MS * 1000000L };
+	int i, n = cpu_times(a), stuck = -1;
+	char answer[16];
+
+	(void)nonce;
+	(void)len;
+	nanosleep(&pause, NULL);
+	if (n > 0 && cpu_times(b) == n)
+		for (i = 0; i < n && stuck < 0; i++)
+			if (b[i] == a[i])
+				stuck = i;
+	snprintf(answer, sizeof(answer), "%d", stuck);
+	send_str(s, KTAP_FRAME_ALIVE, answer);
 }
 
 static void on_run(struct session *s, const char *line)

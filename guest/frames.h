@@ -38,15 +38,21 @@
 #define KTAP_HOSTROOT_TAG	"hostroot"
 #define KTAP_HOSTROOT		"/host"
 
+/* how long the agent watches the CPUs' times to answer an A */
+#define KTAP_ALIVE_SAMPLE_MS 300
+
 enum ktap_frame_type {
 	/* host to guest */
 	KTAP_FRAME_PING = 'P',		/* a nonce; answered by a P with it */
 	KTAP_FRAME_RUN = 'R',		/* a command line for /bin/sh -c */
 	KTAP_FRAME_SIGNAL = 'S',	/* a signal number in ASCII, for the
 					 * running command's process group */
-	KTAP_FRAME_ALIVE = 'A',		/* a nonce; answered by an A with it,
-					 * the running command left alone (a
-					 * P would orphan it) */
+	KTAP_FRAME_ALIVE = 'A',		/* answered by an A holding, in ASCII,
+					 * the first CPU whose time stood still
+					 * for KTAP_ALIVE_SAMPLE_MS (it spins
+					 * with interrupts off: the guest
+					 * hangs), or -1; the running command
+					 * is left alone (a P would orphan it) */
 	/* guest to host (and P, the pong) */
 	KTAP_FRAME_STDOUT = 'O',
 	KTAP_FRAME_STDERR = 'E',

@@ -1181,6 +1181,7 @@ struct run_state {
 	bool gave_up;
 	double alive_asked;	/* when a silent guest was asked if it runs */
 	bool said_busy;		/* ... and the user told it does */
+	int stuck_cpu;		/* ... or a CPU of it stands still, else -1 */
 };
 
 /* ask ktap-run to stop the script as if it had got signal sig */
@@ -1233,6 +1234,11 @@ static bool stop_unanswered(struct run_state *r)
 	if (!r->stop_sent)
 		return false;
 	limit = stop_timeout();
+	if (r->stuck_cpu >= 0) {
+		vm_err("the guest sent nothing for %.0f s after the stop request, and its "
+		       "CPU %d stands still (interrupts off)", limit, r->stuck_cpu);
+		return true;
+	}
 	if (now - since < limit)
 		return false;
 	if (!r->alive_asked || r->alive_asked < since) {
@@ -1247,9 +1253,16 @@ static bool stop_unanswered(struct run_state *r)
 	return true;
 }
 
-/* the agent answered stop_unanswered()'s question: the guest runs */
-static void on_alive(struct run_state *r)
+/* the agent answered stop_unanswered()'s question: the guest runs, but
+ * one of its CPUs may stand still */
+static void on_alive(struct run_state *r, const struct frame *f)
 {
+	int cpu = atoi(f->data);
+
+	if (cpu >= 0) {
+		r->stuck_cpu = cpu;
+		return;
+	}
 	if (!r->said_busy)
 		fprintf(stderr, "ktap: the guest is busy, still stopping the script\n");
 	r->said_busy = true;
@@ -1274,7 +1287,7 @@ static void on_frame(struct run_state *r, struct frame *f)
 		r->status = atoi(f->data);
 		break;
 	case KTAP_FRAME_ALIVE:
-		on_alive(r);
+		on_alive(r, f);
 		break;
 	default:	/* a late pong */
 		break;
@@ -1650,7 +1663,7 @@ static void remove_run_dir(const char *rundir)
 
 int vm_run(const char *ko_path, const struct options *opt)
 {
-	struct run_state r = { .status = -1 };
+	struct run_state r = { .status = -1, .stuck_cpu = -1 };
 	const char *ko_base;
 	char *rundir, *line;
 	double t0 = now_seconds();
@@ -1708,7 +1721,7 @@ out:
 /* ktap --vm-exec CMD: one shell command in the guest (to look around) */
 int vm_exec(const char *command, const struct options *opt)
 {
-	struct run_state r = { .status = -1 };
+	struct run_state r = { .status = -1, .stuck_cpu = -1 };
 	int lock;
 
 	vm_verbose = opt->verbose;
@@ -1793,7 +1806,7 @@ static int cmd_start(const struct options *opt)
  * separated, NULL if none or it cannot tell; with the guest lock held */
 static char *detached_in(const struct guest *g)
 {
-	struct run_state r = { .status = -1, .g = *g };
+	struct run_state r = { .status = -1, .stuck_cpu = -1, .g = *g };
 	struct strbuf names = { 0 };
 	char *text = NULL, *line, *save;
 	size_t len = 0;
