@@ -448,13 +448,19 @@ static int cpu_times(unsigned long long *t)
 static void on_alive(struct session *s, const char *nonce, uint32_t len)
 {
 	unsigned long long a[ALIVE_MAX_CPUS], b[ALIVE_MAX_CPUS];
-	struct timespec pause = { 0, KTAP_ALIVE_SAMPLE_MS * 1000000L };
+	struct timespec t0, t;
 	int i, n = cpu_times(a), stuck = -1;
 	char answer[16];
 
 	(void)nonce;
 	(void)len;
-	nanosleep(&pause, NULL);
+	/* waited out on this CPU: a sleep's timer may be queued on the one
+	 * that stands still, and never fire */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 <
+	       KTAP_ALIVE_SAMPLE_MS);
 	if (n > 0 && cpu_times(b) == n)
 		for (i = 0; i < n && stuck < 0; i++)
 			if (b[i] == a[i])
