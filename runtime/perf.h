@@ -59,7 +59,7 @@ static void ktap_perf_forget(struct ktap_perf *kp)
  *
  * Return: 0, or -ENOENT when no armed counter has that name.
  */
-static int ktap_perf_read(const char *name, s64 *value)
+static __maybe_unused int ktap_perf_read(const char *name, s64 *value)
 {
 	struct ktap_perf *kp;
 	for (kp = ktap_perf_counters; kp; kp = kp->next_counter) {
