@@ -7,11 +7,12 @@
 # from -l (with --vm when the command line has it), so the completion
 # stays true to the installed version.
 
-# the options `ktap --help` lists
+# the options `ktap --help` lists, each once (a line may name another)
 _ktap_options()
 {
 	"$1" --help 2>/dev/null |
-		sed -n 's/^ *\(-[^ ].*\)$/\1/p' | grep -oE -- '--?[A-Za-z][-A-Za-z]*'
+		sed -n 's/^ *\(-[^ ].*\)$/\1/p' | grep -oE -- '--?[A-Za-z][-A-Za-z]*' |
+		awk '!seen[$0]++'
 }
 
 # probe points starting with $2: tapset aliases and probe families; the
