@@ -145,10 +145,16 @@ struct detached {
 	int log_fd;		/* stderr while no client has it */
 	int notify;		/* pipe to the waiting parent, -1 once told */
 	bool ring;		/* no -o: read only for a client */
-	char info[300], sock[300];
+	int cmd_fd;		/* the -c command's stdout and stderr, -1 */
+	char info[300], sock[300], kept[300];
+	const char *log_name;	/* the script's name: its log */
+	bool ended;		/* over with nobody attached: waits for one */
+	int status;		/* ... its exit status */
+	time_t started;
 };
 
-static struct detached dt = { .listen_fd = -1, .client = -1, .log_fd = -1, .notify = -1 };
+static struct detached dt = { .listen_fd = -1, .client = -1, .log_fd = -1,
+			      .notify = -1, .cmd_fd = -1 };
 
 /* copy what is about to be written to the attached client's stdout */
 static void out_tee(struct output *o)
@@ -234,6 +240,34 @@ static void refuse(int fd, int fds[2], const char *why)
 	close(fd);
 }
 
+/* the whole of file path to fd (a client's), if it exists */
+static void copy_file(const char *path, int fd)
+{
+	char buf[16384];
+	int in = *path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	ssize_t n;
+
+	while (in >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(fd, buf, n) != n)
+			break;
+	if (in >= 0)
+		close(in);
+}
+
+/* what the loader said while nobody was attached goes to the client that
+ * comes, first; the log starts again */
+static void log_replay(int fd)
+{
+	char path[320];
+
+	if (!dt.log_name)
+		return;		/* a client before the log: nothing said yet */
+	snprintf(path, sizeof(path), KTAP_DETACH_DIR "/%s.log", dt.log_name);
+	copy_file(path, fd);
+	if (dt.log_fd >= 0 && ftruncate(dt.log_fd, 0) < 0)
+		(void)0;	/* a tmpfs file: cannot fail */
+}
+
 static void take_client(struct run *r)
 {
 	int fd = accept4(dt.listen_fd, NULL, NULL, SOCK_CLOEXEC);
@@ -269,8 +303,11 @@ static void take_client(struct run *r)
 	}
 	dt.client = fd;
 	dt.client_pid = cred.pid;
+	out_flush(&r->out);
+	copy_file(dt.kept, fds[0]);
 	r->out.tee = fds[0];
 	fflush(stderr);
+	log_replay(fds[1]);
 	dup2(fds[1], 2);
 	close(fds[1]);
 	if (dt.stopping)
@@ -322,8 +359,11 @@ static int write_info(const struct run *r)
 	if (!f)
 		return -1;
 	fprintf(f, "pid %d\nstarted %ld\ntarget %ld\noutput %s\nscript %s\n",
-		(int)getpid(), (long)time(NULL), o->target,
+		(int)getpid(), (long)dt.started, o->target,
 		o->out_file ? o->out_file : "ring", o->about ? o->about : o->module);
+	if (dt.ended)
+		fprintf(f, "ended %d\nbytes %lld\ndropped %llu\n", dt.status,
+			r->out.total, r->dropped);
 	if (fclose(f) < 0 || rename(tmp, dt.info) < 0)
 		return -1;
 	return 0;
@@ -333,6 +373,8 @@ static int register_script(struct run *r)
 {
 	const char *name = r->opt->name;
 
+	if (!dt.started)
+		dt.started = time(NULL);
 	snprintf(dt.info, sizeof(dt.info), KTAP_DETACH_DIR "/%s.info", name);
 	snprintf(dt.sock, sizeof(dt.sock), KTAP_DETACH_DIR "/%s.sock", name);
 	if (detach_dir() < 0 || (dt.listen_fd = listen_on(dt.sock)) < 0)
@@ -351,7 +393,9 @@ static int open_log(const char *name)
 	char path[320];
 
 	snprintf(path, sizeof(path), KTAP_DETACH_DIR "/%s.log", name);
-	return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	dt.log_name = name;
+	/* O_APPEND: log_replay() truncates it under the loader's stderr */
+	return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
 }
 
 /* started: the parent prints the name and exits; we let go of the
@@ -427,6 +471,59 @@ static bool detach_reading(const struct run *r)
 	return !dt.ring || dt.client >= 0 || r->state != RUNNING;
 }
 
+/*
+ * The script is ending (exit(), the -c command's end, -T) with nobody
+ * attached and no -o: what the ring still holds and the end probes' output
+ * go to KTAP_DETACH_DIR/<name>.out, which the next -A or --stop gets
+ * (detach_collect()); without it they would be lost with the module.
+ */
+static void keep_if_alone(struct run *r)
+{
+	if (!dt.ring || dt.client >= 0 || r->state == RUNNING || r->out.fd >= 0)
+		return;
+	snprintf(dt.kept, sizeof(dt.kept), KTAP_DETACH_DIR "/%s.out", r->opt->name);
+	r->out.name = dt.kept;
+	r->out.fd = open(dt.kept, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (r->out.fd < 0) {
+		err("cannot create %s: %s", dt.kept, strerror(errno));
+		dt.kept[0] = '\0';
+	}
+}
+
+/* -F -c: the command's stdout and stderr, a pipe whose read end the
+ * loader forwards to its own stderr (the log, or an attached client's);
+ * a terminal or an agent session that went away must not end it with
+ * SIGPIPE. Returns the write end for the command, or -1. */
+static int detach_command_pipe(void)
+{
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		err("pipe: %s", strerror(errno));
+		return -1;
+	}
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	dt.cmd_fd = p[0];
+	return p[1];
+}
+
+/* what the command wrote, to our stderr; false at its end */
+static bool command_forward(void)
+{
+	char buf[4096];
+	ssize_t n;
+
+	while ((n = read(dt.cmd_fd, buf, sizeof(buf))) > 0)
+		if (write(2, buf, n) < 0)
+			(void)0;	/* the client went: its loss */
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+		close(dt.cmd_fd);
+		dt.cmd_fd = -1;
+		return false;
+	}
+	return true;
+}
+
 /* one pass of the detached loop; false to leave it */
 static bool detach_pass(struct run *r, int sfd, struct pollfd *pfd)
 {
@@ -437,8 +534,11 @@ static bool detach_pass(struct run *r, int sfd, struct pollfd *pfd)
 	pfd[n++] = (struct pollfd){ .fd = r->ch.ctl, .events = POLLIN };
 	pfd[n++] = (struct pollfd){ .fd = dt.listen_fd, .events = POLLIN };
 	pfd[n++] = (struct pollfd){ .fd = dt.client, .events = POLLIN };
+	pfd[n++] = (struct pollfd){ .fd = dt.cmd_fd, .events = POLLIN };
 	if (poll(pfd, n, reading ? POLL_MS : 200) < 0 && errno != EINTR)
 		return false;
+	if (pfd[4].revents)
+		command_forward();
 	if (pfd[0].revents)
 		on_signal(r, sfd);
 	if (pfd[1].revents)
@@ -448,6 +548,7 @@ static bool detach_pass(struct run *r, int sfd, struct pollfd *pfd)
 	/* an attached client that left (Ctrl-C, SIGTERM): detached again */
 	if (dt.client >= 0 && !dt.stopping && (pfd[3].revents || r->out.tee_broken))
 		client_done(r, 0);
+	keep_if_alone(r);
 	if (detach_reading(r)) {
 		read_relay(&r->ch, &r->m, &r->out);
 		merger_emit(&r->m, &r->out, false);
@@ -468,7 +569,7 @@ static bool detach_pass(struct run *r, int sfd, struct pollfd *pfd)
 /* r->loop of a detached loader */
 static void detach_loop(struct run *r, int sfd)
 {
-	struct pollfd pfd[4];
+	struct pollfd pfd[5];
 
 	if (r->state != RUNNING || register_script(r) < 0) {
 		if (r->state == RUNNING)
@@ -480,12 +581,55 @@ static void detach_loop(struct run *r, int sfd)
 	while (r->state != DONE && detach_pass(r, sfd, pfd))
 		;
 	unregister();
+	keep_if_alone(r);
 	while (read_relay(&r->ch, &r->m, &r->out) > 0)
 		;
 	while (ctl_read(r))
 		;
 	merger_emit(&r->m, &r->out, true);
 	out_flush(&r->out);
+}
+
+/*
+ * The script is over and unloaded, and nobody was attached at its end:
+ * the loader stays registered as ended (ktap --running lists it) until a
+ * client (-A or --stop) comes for what it kept: the output of the ring's
+ * last records and of the end probes, then its messages, then the status.
+ */
+static void detach_collect(struct run *r, int status)
+{
+	char word[32];
+	int fd, fds[2];
+
+	dt.ended = true;
+	dt.status = status;
+	if (register_script(r) < 0)
+		return;
+	while (dt.client < 0) {
+		struct pollfd p = { .fd = dt.listen_fd, .events = POLLIN };
+
+		if (poll(&p, 1, -1) < 0 && errno != EINTR)
+			break;
+		fd = accept4(dt.listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (fd < 0)
+			break;
+		if (client_request(fd, word, sizeof(word), fds) < 0) {
+			close(fd);
+			continue;
+		}
+		if (strcmp(word, KTAP_DETACH_ATTACH) && strcmp(word, KTAP_DETACH_STOP)) {
+			refuse(fd, fds, "ktap-run: unknown request\n");
+			continue;
+		}
+		copy_file(dt.kept, fds[0]);
+		log_replay(fds[1]);
+		close(fds[0]);
+		close(fds[1]);
+		dt.client = fd;
+	}
+	unregister();
 }
 
 /* the script is over and unloaded: the client gets the status */
@@ -495,9 +639,15 @@ static int detach_end(struct run *r, int status)
 
 	if (dt.notify >= 0)
 		return status;	/* never started */
+	while (dt.cmd_fd >= 0 && command_forward())
+		;		/* the command ended before the script */
+	if (dt.client < 0)
+		detach_collect(r, status);
 	client_done(r, status);
 	snprintf(path, sizeof(path), KTAP_DETACH_DIR "/%s.log", r->opt->name);
 	unlink(path);
+	if (dt.kept[0])
+		unlink(dt.kept);
 	return status;
 }
 
@@ -608,7 +758,7 @@ static void read_file(const char *path, char *buf, size_t size)
 static void list_one(const char *name)
 {
 	char path[512], text[4096], stats[256], pid[32], started[32], target[32];
-	char out[400], script[400], when[32] = "?";
+	char out[400], script[400], when[32] = "?", ended[16], state[24] = "running";
 	unsigned long recs = 0, bytes = 0, dropped = 0, skipped = 0;
 	time_t t;
 
@@ -631,8 +781,16 @@ static void list_one(const char *name)
 	read_file(path, stats, sizeof(stats));
 	if (sscanf(stats, KTAP_STATS_FORMAT, &recs, &bytes, &dropped, &skipped) != 4)
 		recs = bytes = dropped = 0;
-	printf("%-20s %-19s %7s %10lu %8lu  %s  %s\n", name, when,
-	       strcmp(target, "0") ? target : "-", bytes, dropped, out, script);
+	if (info_field(text, "ended", ended, sizeof(ended))) {
+		/* the module is gone: the loader's own figures */
+		snprintf(state, sizeof(state), atoi(ended) ? "failed" : "ended");
+		info_field(text, "bytes", stats, sizeof(stats));
+		bytes = strtoul(stats, NULL, 10);
+		info_field(text, "dropped", stats, sizeof(stats));
+		dropped = strtoul(stats, NULL, 10);
+	}
+	printf("%-20s %-19s %7s %10lu %8lu  %-7s  %s  %s\n", name, when,
+	       strcmp(target, "0") ? target : "-", bytes, dropped, state, out, script);
 }
 
 /* -R: the detached scripts running here */
@@ -642,8 +800,8 @@ static int list_running(void)
 	int n = scandir(KTAP_DETACH_DIR, &names, NULL, alphasort);
 
 	debugfs_mount();
-	printf("%-20s %-19s %7s %10s %8s  %s  %s\n", "NAME", "STARTED", "TARGET",
-	       "OUTPUT", "DROPPED", "TO", "SCRIPT");
+	printf("%-20s %-19s %7s %10s %8s  %-7s  %s  %s\n", "NAME", "STARTED", "TARGET",
+	       "OUTPUT", "DROPPED", "STATE", "TO", "SCRIPT");
 	for (int i = 0; i < n; i++) {
 		char *dot = strrchr(names[i]->d_name, '.');
 

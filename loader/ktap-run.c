@@ -288,8 +288,9 @@ struct command {
 	int status;
 };
 
+/* out >= 0 (-F): the command's stdout and stderr, its stdin /dev/null */
 static void command_fork(struct command *cmd, const char *line,
-			 const sigset_t *blocked)
+			 const sigset_t *blocked, int out)
 {
 	int p[2];
 	char go;
@@ -310,12 +311,21 @@ static void command_fork(struct command *cmd, const char *line,
 			_exit(127);
 		signal(SIGPIPE, SIG_DFL);
 		sigprocmask(SIG_UNBLOCK, blocked, NULL);
+		if (out >= 0) {
+			int null = open("/dev/null", O_RDONLY);
+
+			dup2(null, 0);
+			dup2(out, 1);
+			dup2(out, 2);
+		}
 		execl("/bin/sh", "sh", "-c", line, (char *)NULL);
 		fprintf(stderr, "ktap-run: /bin/sh: %s\n", strerror(errno));
 		_exit(127);
 	}
 	setpgid(cmd->pid, cmd->pid);
 	close(p[0]);
+	if (out >= 0)
+		close(out);
 	cmd->go_fd = p[1];
 }
 
@@ -682,6 +692,7 @@ struct output {
 	int tee;		/* a client's stdout: gets the output too, -1 */
 	bool tee_broken;	/* ... which went away */
 	long long written;	/* bytes in the current file */
+	long long total;	/* bytes written in all */
 	long long limit;	/* -S: bytes per file, 0: one file */
 	long keep, index;	/* -S: files kept; the current one's number */
 	unsigned long long lost;	/* bytes lost to a full disk */
@@ -715,6 +726,7 @@ static void out_flush(struct output *o)
 		}
 		off += n;
 		o->written += n;
+		o->total += n;
 		out_room_again(o);
 	}
 	o->len = 0;
@@ -1403,7 +1415,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (opt.command) {
-		command_fork(&r.cmd, opt.command, &sigs);
+		command_fork(&r.cmd, opt.command, &sigs,
+			     opt.detach ? detach_command_pipe() : -1);
 		opt.target = r.cmd.pid;
 	}
 
