@@ -38,6 +38,7 @@ double now_seconds(void);			/* monotonic */
  * line on stderr ("ktap: building ..."), unless -q */
 extern bool progress_quiet;
 void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void note_line(bool shown, const char *fmt, va_list ap);
 const char *ktap_cache_dir(void);	/* $KTAP_CACHE, else ~/.cache/ktap */
 long peak_rss_kb(void);
 void arena_begin(void);		/* record every allocation from here on */

@@ -217,19 +217,26 @@ double now_seconds(void)
 
 bool progress_quiet;
 
+/* "ktap: " and a line on stderr, when shown: the one printer of ktap's
+ * informational lines (progress(), vm.c's -v lines) */
+void note_line(bool shown, const char *fmt, va_list ap)
+{
+	if (!shown)
+		return;
+	fputs("ktap: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 /* One line naming a slow step, as guest provisioning does: a user who
  * waits sees why. -q (progress_quiet) silences it; errors still show. */
 void progress(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (progress_quiet)
-		return;
-	fputs("ktap: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	note_line(!progress_quiet, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 /* Peak resident set size (VmHWM) in KiB, or -1 if unknown. */

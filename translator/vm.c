@@ -100,13 +100,9 @@ static void __attribute__((format(printf, 1, 2))) vm_info(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!vm_verbose)
-		return;
-	fputs("ktap: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	note_line(vm_verbose, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static long long file_mtime_ns(const char *path)

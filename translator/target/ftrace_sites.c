@@ -12,14 +12,12 @@
  * any that is not one of its sites, so a wrong one costs a kprobe, not a
  * wrong probe.
  */
-#include <fcntl.h>
-#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../ktap.h"
 #include "../target.h"
+#include "target-private.h"
 
 struct sites {
 	uint64_t *addr;			/* sorted */
@@ -29,59 +27,13 @@ struct sites {
 
 static struct sites fs;
 
-static int by_addr(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* the words at [start, stop) of an ELF file's loaded image, or NULL */
-static uint64_t *read_words(const char *path, uint64_t start, uint64_t stop, int *n)
-{
-	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-	uint64_t *words = NULL;
-	Elf_Scn *scn = NULL;
-	Elf *e;
-
-	if (fd < 0)
-		return NULL;
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	while (e && !words && (scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
-		    start < sh.sh_addr || stop > sh.sh_addr + sh.sh_size)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf || d->d_size < stop - sh.sh_addr)
-			break;
-		*n = (stop - start) / 8;
-		words = xalloc((*n + 1) * sizeof(*words));
-		memcpy(words, (char *)d->d_buf + (start - sh.sh_addr), *n * 8);
-	}
-	if (e)
-		elf_end(e);
-	close(fd);
-	return words;
-}
-
 static void load(struct target *k)
 {
 	uint64_t start = target_symbol_address(k, "__start_mcount_loc");
 	uint64_t stop = target_symbol_address(k, "__stop_mcount_loc");
-	char *why = NULL;
 
 	fs.loaded = true;
-	if (!start || stop <= start)
-		return;
-	fs.addr = read_words(k->image, start, stop, &fs.n);
-	if (!fs.addr)
-		fs.addr = read_words(target_debug_file(k, &why), start, stop, &fs.n);
-	if (fs.addr)
-		qsort(fs.addr, fs.n, sizeof(*fs.addr), by_addr);
+	fs.addr = target_image_words(k, start, stop, &fs.n);
 }
 
 /* the first site at or after addr, or 0 */

@@ -11,14 +11,12 @@
  * System.map gives the symbols and the areas' bounds; the listed symbols
  * are the addresses the image (else the debug vmlinux) holds there.
  */
-#include <fcntl.h>
-#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../ktap.h"
 #include "../target.h"
+#include "target-private.h"
 
 struct ksym {
 	const char *name;
@@ -101,38 +99,6 @@ static uint64_t symbol_addr(const char *name)
 	return 0;
 }
 
-/* the words at [start, stop) of the file's loaded image */
-static void read_listed(const char *path, uint64_t start, uint64_t stop)
-{
-	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-	Elf *e;
-	Elf_Scn *scn = NULL;
-
-	if (fd < 0)
-		return;
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	while (e && (scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
-		    start < sh.sh_addr || stop > sh.sh_addr + sh.sh_size)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (d && d->d_buf && d->d_size >= stop - sh.sh_addr) {
-			kr.nlisted = (stop - start) / 8;
-			kr.listed = xalloc((kr.nlisted + 1) * sizeof(*kr.listed));
-			memcpy(kr.listed, (char *)d->d_buf + (start - sh.sh_addr), kr.nlisted * 8);
-			qsort(kr.listed, kr.nlisted, sizeof(*kr.listed), by_addr);
-		}
-		break;
-	}
-	if (e)
-		elf_end(e);
-	close(fd);
-}
-
 static void area(uint64_t bounds[2], const char *first, const char *end)
 {
 	bounds[0] = symbol_addr(first);
@@ -142,7 +108,6 @@ static void area(uint64_t bounds[2], const char *first, const char *end)
 static void load(struct target *k)
 {
 	uint64_t start, stop;
-	char *why = NULL;
 
 	kr.loaded = true;
 	read_system_map(k->system_map);
@@ -152,11 +117,7 @@ static void load(struct target *k)
 	area(kr.refused[2], "__entry_text_start", "__entry_text_end");
 	start = symbol_addr("__start_kprobe_blacklist");
 	stop = symbol_addr("__stop_kprobe_blacklist");
-	if (!start || stop <= start)
-		return;
-	read_listed(k->image, start, stop);
-	if (!kr.listed)
-		read_listed(target_debug_file(k, &why), start, stop);
+	kr.listed = target_image_words(k, start, stop, &kr.nlisted);
 }
 
 static bool within(uint64_t addr, const uint64_t bounds[2])

@@ -5,6 +5,7 @@
 #define KTAP_TARGET_PRIVATE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct target;
 
@@ -22,5 +23,7 @@ int target_selection(void);	/* kernel.c: target_select() calls so far, so
 				 * that program.c starts afresh after one */
 bool target_dwarf_disabled(void);	/* KTAP_DEBUGINFO=btf or none */
 bool target_btf_disabled(void);		/* KTAP_DEBUGINFO=none */
+/* the sorted 8-byte words of the kernel's table at [start, stop), NULL */
+uint64_t *target_image_words(struct target *k, uint64_t start, uint64_t stop, int *n);
 
 #endif

@@ -272,3 +272,66 @@ struct dw *target_dwarf(struct target *t, char **why)
 		*why = di->dw_why;
 	return di->dw;
 }
+
+/* ---- words of the loaded image ---- */
+
+static int by_word(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* the 8-byte words at [start, stop) of path's loaded image, or NULL */
+static uint64_t *file_words(const char *path, uint64_t start, uint64_t stop, int *n)
+{
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	uint64_t *words = NULL;
+	Elf_Scn *scn = NULL;
+	Elf *e;
+
+	if (fd < 0)
+		return NULL;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	while (e && !words && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    start < sh.sh_addr || stop > sh.sh_addr + sh.sh_size)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || d->d_size < stop - sh.sh_addr)
+			break;
+		*n = (stop - start) / 8;
+		words = xalloc((*n + 1) * sizeof(*words));
+		memcpy(words, (char *)d->d_buf + (start - sh.sh_addr), *n * 8);
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return words;
+}
+
+/*
+ * A table the kernel keeps between two symbols (the mcount sites, the
+ * kprobe blacklist): its words from the kernel image, else from its debug
+ * file, sorted; NULL (and *n 0) when neither holds it.
+ */
+uint64_t *target_image_words(struct target *k, uint64_t start, uint64_t stop, int *n)
+{
+	char *why = NULL;
+	uint64_t *words;
+
+	*n = 0;
+	if (!start || stop <= start)
+		return NULL;
+	words = file_words(k->image, start, stop, n);
+	if (!words)
+		words = file_words(target_debug_file(k, &why), start, stop, n);
+	free(why);
+	if (words)
+		qsort(words, *n, sizeof(*words), by_word);
+	return words;
+}
