@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "stream.h"
 
 static void grow(struct json_buf *b, size_t n)
 {
@@ -252,13 +253,18 @@ int json_data(struct json_buf *b, const struct json_origin *at,
 	return 1;
 }
 
-void json_message(struct json_buf *b, const char *type, const char *text)
+static void message(struct json_buf *b, const char *type, const char *text, size_t len)
 {
 	put(b, "{\"type\":", 8);
 	put_str(b, type, strlen(type));
 	put(b, ",\"message\":", 11);
-	put_str(b, text, strlen(text));
+	put_str(b, text, len);
 	put(b, "}\n", 2);
+}
+
+void json_message(struct json_buf *b, const char *type, const char *text)
+{
+	message(b, type, text, strlen(text));
 }
 
 void json_count(struct json_buf *b, const char *type, unsigned long long n)
@@ -268,12 +274,147 @@ void json_count(struct json_buf *b, const char *type, unsigned long long n)
 	putf(b, ",\"count\":%llu}\n", n);
 }
 
-void json_exit(struct json_buf *b, int status, const char *why)
+/* why: len bytes, or NULL */
+static void exit_line(struct json_buf *b, int status, const char *why, size_t len)
 {
 	putf(b, "{\"type\":\"exit\",\"status\":%d", status);
 	if (why) {
 		put(b, ",\"reason\":", 10);
-		put_str(b, why, strlen(why));
+		put_str(b, why, len);
 	}
 	put(b, "}\n", 2);
+}
+
+void json_exit(struct json_buf *b, int status, const char *why)
+{
+	exit_line(b, status, why, why ? strlen(why) : 0);
+}
+
+/* ---- ktap-run -J's stream (stream.h) ---- */
+
+static void stream_record(struct json_stream *s, struct json_buf *b,
+			  const struct ktap_rec_hdr *h, const char *p)
+{
+	struct json_origin at = { .cpu = s->cpu, .seq = h->seq,
+				  .time_ns = json_clock_ns(&s->clock, h->tsc) };
+
+	s->records++;
+	if (h->magic == KTAP_REC_MAGIC)
+		json_text(b, &at, p, h->len);
+	else if (!json_data(b, &at, p, h->len))
+		json_message(b, "warning", "a malformed data record was left out");
+}
+
+/* one whole item: its line (if it has one); -1 if it is not an item */
+static int stream_item(struct json_stream *s, struct json_buf *b,
+		       const struct ktap_rec_hdr *h, const char *p)
+{
+	struct ktap_stream_clock c;
+
+	switch (h->magic) {
+	case KTAP_REC_MAGIC:
+	case KTAP_REC_MAGIC_DATA:
+		stream_record(s, b, h, p);
+		return 0;
+	case KTAP_STREAM_CPU:
+		s->cpu = (int)h->seq;
+		return 0;
+	case KTAP_STREAM_CLOCK:
+		if (h->len != sizeof(c))
+			return -1;
+		memcpy(&c, p, sizeof(c));
+		s->clock = (struct json_clock){ .tsc = c.tsc_ref, .ns = c.ns_ref,
+						.khz = (unsigned long)c.tsc_khz };
+		json_clock_set(&s->clock);
+		return 0;
+	case KTAP_STREAM_ERROR:
+	case KTAP_STREAM_WARNING:
+		message(b, h->magic == KTAP_STREAM_ERROR ? "error" : "warning", p, h->len);
+		return 0;
+	case KTAP_STREAM_COUNTS:
+		json_count(b, "dropped", h->seq);
+		json_count(b, "skipped", h->tsc);
+		return 0;
+	case KTAP_STREAM_EXIT:
+		s->ended = true;
+		s->status = (int)h->seq;
+		exit_line(b, s->status, h->len ? p : NULL, h->len);
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* the whole items at p: the bytes they take, or -1 */
+static long stream_items(struct json_stream *s, struct json_buf *b,
+			 const char *p, size_t n)
+{
+	struct ktap_rec_hdr h;
+	size_t off = 0;
+
+	while (n - off >= sizeof(h)) {
+		memcpy(&h, p + off, sizeof(h));
+		if (h.len > KTAP_STREAM_MAX_ITEM)
+			return -1;
+		if (n - off - sizeof(h) < h.len)
+			break;
+		if (stream_item(s, b, &h, p + off + sizeof(h)) < 0)
+			return -1;
+		off += sizeof(h) + h.len;
+	}
+	return (long)off;
+}
+
+/*
+ * Items are read where they are; only an item cut short by the end of
+ * data is copied, and completed by the next feed.
+ */
+int json_stream_feed(struct json_stream *s, struct json_buf *b,
+		     const char *data, size_t len)
+{
+	const char *p = data;
+	size_t n = len, rest;
+	long used;
+
+	if (s->bad)
+		return -1;
+	if (s->len) {
+		if (s->len + len > s->cap) {
+			s->cap = s->len + len + 4096;
+			s->part = realloc(s->part, s->cap);
+			if (!s->part) {
+				fprintf(stderr, "ktap: out of memory\n");
+				exit(1);
+			}
+		}
+		memcpy(s->part + s->len, data, len);
+		p = s->part;
+		n = s->len + len;
+	}
+	used = stream_items(s, b, p, n);
+	if (used < 0) {
+		s->bad = true;
+		return -1;
+	}
+	rest = n - (size_t)used;
+	if (rest && p != s->part && rest > s->cap) {
+		s->cap = rest + 4096;
+		free(s->part);
+		s->part = malloc(s->cap);
+		if (!s->part) {
+			fprintf(stderr, "ktap: out of memory\n");
+			exit(1);
+		}
+	}
+	if (rest)
+		memmove(s->part, p + used, rest);
+	s->len = rest;
+	return 0;
+}
+
+void json_stream_free(struct json_stream *s)
+{
+	free(s->part);
+	s->part = NULL;
+	s->len = s->cap = 0;
 }
