@@ -292,75 +292,108 @@ void json_exit(struct json_buf *b, int status, const char *why)
 
 /* ---- ktap-run -J's stream (stream.h) ---- */
 
-static void stream_record(struct json_stream *s, struct json_buf *b,
-			  const struct ktap_rec_hdr *h, const char *p)
+static void stream_record(struct json_stream *s, struct json_buf *b, int kind,
+			  int32_t dtsc, const char *p, size_t len)
 {
-	struct json_origin at = { .cpu = s->cpu, .seq = h->seq,
-				  .time_ns = json_clock_ns(&s->clock, h->tsc) };
+	struct json_origin at = { .cpu = s->cpu, .seq = s->seq };
 
+	s->tsc += (int64_t)dtsc;
+	at.time_ns = json_clock_ns(&s->clock, s->tsc);
+	s->seq++;
 	s->records++;
-	if (h->magic == KTAP_REC_MAGIC)
-		json_text(b, &at, p, h->len);
-	else if (!json_data(b, &at, p, h->len))
+	if (kind == KTAP_STREAM_TEXT)
+		json_text(b, &at, p, len);
+	else if (!json_data(b, &at, p, len))
 		json_message(b, "warning", "a malformed data record was left out");
+}
+
+/* a payload that must be n bytes: copied to v; false if it is not */
+static bool stream_fixed(void *v, size_t n, const char *p, size_t len)
+{
+	if (len != n)
+		return false;
+	memcpy(v, p, n);
+	return true;
 }
 
 /* one whole item: its line (if it has one); -1 if it is not an item */
 static int stream_item(struct json_stream *s, struct json_buf *b,
-		       const struct ktap_rec_hdr *h, const char *p)
+		       const struct ktap_stream_hdr *h, const char *p)
 {
+	size_t len = KTAP_STREAM_LEN(h);
 	struct ktap_stream_clock c;
+	uint64_t n[2];
+	uint32_t cpu;
+	int32_t st;
 
-	switch (h->magic) {
-	case KTAP_REC_MAGIC:
-	case KTAP_REC_MAGIC_DATA:
-		stream_record(s, b, h, p);
+	switch (KTAP_STREAM_KIND(h)) {
+	case KTAP_STREAM_TEXT:
+	case KTAP_STREAM_DATA:
+		stream_record(s, b, KTAP_STREAM_KIND(h), h->dtsc, p, len);
 		return 0;
 	case KTAP_STREAM_CPU:
-		s->cpu = (int)h->seq;
-		return 0;
-	case KTAP_STREAM_CLOCK:
-		if (h->len != sizeof(c))
+		if (!stream_fixed(&cpu, sizeof(cpu), p, len))
 			return -1;
-		memcpy(&c, p, sizeof(c));
+		s->cpu = (int)cpu;
+		return 0;
+	case KTAP_STREAM_SEQ:
+		return stream_fixed(&s->seq, sizeof(s->seq), p, len) ? 0 : -1;
+	case KTAP_STREAM_TSC:
+		return stream_fixed(&s->tsc, sizeof(s->tsc), p, len) ? 0 : -1;
+	case KTAP_STREAM_CLOCK:
+		if (!stream_fixed(&c, sizeof(c), p, len))
+			return -1;
 		s->clock = (struct json_clock){ .tsc = c.tsc_ref, .ns = c.ns_ref,
 						.khz = (unsigned long)c.tsc_khz };
 		json_clock_set(&s->clock);
 		return 0;
 	case KTAP_STREAM_ERROR:
 	case KTAP_STREAM_WARNING:
-		message(b, h->magic == KTAP_STREAM_ERROR ? "error" : "warning", p, h->len);
+		message(b, KTAP_STREAM_KIND(h) == KTAP_STREAM_ERROR ? "error" : "warning",
+			p, len);
 		return 0;
 	case KTAP_STREAM_COUNTS:
-		json_count(b, "dropped", h->seq);
-		json_count(b, "skipped", h->tsc);
+		if (!stream_fixed(n, sizeof(n), p, len))
+			return -1;
+		json_count(b, "dropped", n[0]);
+		json_count(b, "skipped", n[1]);
 		return 0;
 	case KTAP_STREAM_EXIT:
+		if (len < sizeof(st))
+			return -1;
+		memcpy(&st, p, sizeof(st));
 		s->ended = true;
-		s->status = (int)h->seq;
-		exit_line(b, s->status, h->len ? p : NULL, h->len);
+		s->status = st;
+		exit_line(b, st, len > sizeof(st) ? p + sizeof(st) : NULL, len - sizeof(st));
 		return 0;
 	default:
 		return -1;
 	}
 }
 
+static const char stream_kinds[] = {
+	KTAP_STREAM_TEXT, KTAP_STREAM_DATA, KTAP_STREAM_CPU, KTAP_STREAM_SEQ,
+	KTAP_STREAM_TSC, KTAP_STREAM_CLOCK, KTAP_STREAM_ERROR, KTAP_STREAM_WARNING,
+	KTAP_STREAM_COUNTS, KTAP_STREAM_EXIT, 0
+};
+
 /* the whole items at p: the bytes they take, or -1 */
 static long stream_items(struct json_stream *s, struct json_buf *b,
 			 const char *p, size_t n)
 {
-	struct ktap_rec_hdr h;
+	struct ktap_stream_hdr h;
 	size_t off = 0;
 
 	while (n - off >= sizeof(h)) {
 		memcpy(&h, p + off, sizeof(h));
-		if (h.len > KTAP_STREAM_MAX_ITEM)
+		/* no kind of item: known before its length is waited for */
+		if (!strchr(stream_kinds, KTAP_STREAM_KIND(&h)) || !KTAP_STREAM_KIND(&h))
 			return -1;
-		if (n - off - sizeof(h) < h.len)
+		if (n - off - sizeof(h) < KTAP_STREAM_LEN(&h))
 			break;
 		if (stream_item(s, b, &h, p + off + sizeof(h)) < 0)
 			return -1;
-		off += sizeof(h) + h.len;
+		off += sizeof(h) + KTAP_STREAM_LEN(&h);
 	}
 	return (long)off;
 }

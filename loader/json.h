@@ -57,6 +57,8 @@ struct json_stream {
 	char *part;		/* an item cut short by the end of a feed */
 	size_t len, cap;
 	int cpu;		/* KTAP_STREAM_CPU's */
+	uint64_t seq;		/* the next record's */
+	uint64_t tsc;		/* the last record's */
 	struct json_clock clock;	/* KTAP_STREAM_CLOCK's */
 	unsigned long long records;
 	int status;		/* KTAP_STREAM_EXIT's, once ended */

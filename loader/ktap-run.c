@@ -54,7 +54,8 @@
 #define GAP_WAIT	0.02		/* s a record waits for a missing lower seq */
 #define DONE_TIMEOUT	120.0		/* s to wait for "done" after "stop": unhooking
 					 * 37,000 functions takes 10-40 s in a TCG guest */
-#define MAX_REC		(16u << 20)	/* larger lengths mean a corrupt stream */
+#define MAX_REC		((16u << 20) - 1)	/* larger lengths mean a corrupt stream
+						 * (and do not fit -J's 24 bits) */
 #define OUT_FLUSH	(1u << 20)
 
 /* ---- messages ---- */
@@ -698,7 +699,9 @@ struct output {
 	bool broken;		/* reader gone or write error: discard */
 	bool json;		/* -j: each record a JSON line */
 	bool stream;		/* -J: each record and message an item (stream.h) */
-	int stream_cpu;		/* ... the CPU the last KTAP_STREAM_CPU named */
+	int stream_cpu;		/* ... the reader's CPU (-1: none yet) */
+	uint64_t stream_seq;	/* ... the seq it expects next */
+	uint64_t stream_tsc;	/* ... the last record's tsc */
 	struct json_buf jb;	/* the line being made */
 	struct json_clock clock;	/* records' tsc to time */
 	/* detach.c */
@@ -766,30 +769,74 @@ static void out_json(struct output *o)
 	o->jb.len = 0;
 }
 
-/* -J: one item of the stream (stream.h) */
-static void out_item(struct output *o, uint32_t magic, uint64_t seq, uint64_t tsc,
-		     const void *data, uint32_t len)
+/* -J: an item of the stream (stream.h) whose payload is len bytes at data
+ * and, when data2 is not NULL, len2 more at data2 */
+static void out_item2(struct output *o, int kind, int32_t dtsc, const void *data,
+		      uint32_t len, const void *data2, uint32_t len2)
 {
-	struct ktap_rec_hdr h = { .magic = magic, .len = len, .seq = seq, .tsc = tsc };
+	struct ktap_stream_hdr h = { .kind_len = KTAP_STREAM_WORD(kind, len + len2),
+				     .dtsc = dtsc };
 
 	out_put(o, (const char *)&h, sizeof(h));
 	if (len)
 		out_put(o, data, len);
+	if (len2)
+		out_put(o, data2, len2);
+}
+
+static void out_item(struct output *o, int kind, const void *data, uint32_t len)
+{
+	out_item2(o, kind, 0, data, len, NULL, 0);
+}
+
+/* -J: the items that make the reader's CPU, next seq and last tsc this
+ * record's, when they are not yet (rare: a CPU change, a gap, a pause) */
+static int32_t out_stream_state(struct output *o, int cpu, uint64_t seq, uint64_t tsc)
+{
+	int64_t d = (int64_t)(tsc - o->stream_tsc);
+
+	if (cpu != o->stream_cpu) {
+		uint32_t c = cpu;
+
+		out_item(o, KTAP_STREAM_CPU, &c, sizeof(c));
+		o->stream_cpu = cpu;
+	}
+	if (seq != o->stream_seq)
+		out_item(o, KTAP_STREAM_SEQ, &seq, sizeof(seq));
+	o->stream_seq = seq + 1;
+	if (d != (int32_t)d) {
+		out_item(o, KTAP_STREAM_TSC, &tsc, sizeof(tsc));
+		d = 0;
+	}
+	o->stream_tsc = tsc;
+	return (int32_t)d;
 }
 
 /*
- * -J: a record as the relay file held it, after its CPU's item when the
- * CPU changed. As cheap as text's out_put(): the JSON is made on the
- * host (stream.h says why).
+ * -J: a record's payload behind an 8-byte header, built in place at the
+ * end of the output buffer: as cheap as text's out_put(), since the JSON
+ * is made on the host (stream.h says why).
  */
 static void out_stream_record(struct output *o, uint32_t magic, int cpu, uint64_t seq,
 			      uint64_t tsc, const char *data, uint32_t len)
 {
-	if (cpu != o->stream_cpu) {
-		out_item(o, KTAP_STREAM_CPU, cpu, 0, NULL, 0);
-		o->stream_cpu = cpu;
+	int kind = magic == KTAP_REC_MAGIC ? KTAP_STREAM_TEXT : KTAP_STREAM_DATA;
+	struct ktap_stream_hdr h;
+	size_t n = sizeof(h) + len;
+
+	h.dtsc = out_stream_state(o, cpu, seq, tsc);
+	h.kind_len = KTAP_STREAM_WORD(kind, len);
+	if (o->broken)
+		return;
+	if (o->len + n > o->cap) {
+		o->cap = o->len + n > 2 * o->cap ? o->len + n : 2 * o->cap;
+		o->buf = xrealloc(o->buf, o->cap);
 	}
-	out_item(o, magic, seq, tsc, data, len);
+	memcpy(o->buf + o->len, &h, sizeof(h));
+	memcpy(o->buf + o->len + sizeof(h), data, len);
+	o->len += n;
+	if (o->len >= OUT_FLUSH)
+		out_flush(o);
 }
 
 /* one record's payload: as it is, or as a JSON line, made in place at
@@ -1040,7 +1087,7 @@ static void report_message(struct run *r, const char *type, const char *label,
 {
 	if (r->out.stream) {
 		out_item(&r->out, *type == 'e' ? KTAP_STREAM_ERROR : KTAP_STREAM_WARNING,
-			 0, 0, text, strlen(text));
+			 text, strlen(text));
 		return;
 	}
 	if (!r->out.json) {
@@ -1204,7 +1251,9 @@ static void report(struct run *r)
 
 	info("%llu records, %llu bytes, %llu seq gaps", m->records, m->bytes, m->gaps);
 	if (r->out.stream) {
-		out_item(&r->out, KTAP_STREAM_COUNTS, r->dropped, r->skipped, NULL, 0);
+		uint64_t n[2] = { r->dropped, r->skipped };
+
+		out_item(&r->out, KTAP_STREAM_COUNTS, n, sizeof(n));
 		return;
 	}
 	if (r->out.json) {	/* both counts, also when 0: a reader can rely on them */
@@ -1344,7 +1393,7 @@ static void read_clock(const char *name, struct output *o)
 		struct ktap_stream_clock sc = { .tsc_ref = c->tsc, .ns_ref = c->ns,
 						.tsc_khz = c->khz };
 
-		out_item(o, KTAP_STREAM_CLOCK, 0, 0, &sc, sizeof(sc));
+		out_item(o, KTAP_STREAM_CLOCK, &sc, sizeof(sc));
 	}
 }
 
@@ -1553,7 +1602,10 @@ int main(int argc, char **argv)
 		out_flush(&r.out);
 	}
 	if (r.out.stream) {
-		out_item(&r.out, KTAP_STREAM_EXIT, status, 0, r.why, r.why ? strlen(r.why) : 0);
+		int32_t st = status;
+
+		out_item2(&r.out, KTAP_STREAM_EXIT, 0, &st, sizeof(st), r.why,
+			  r.why ? strlen(r.why) : 0);
 		out_flush(&r.out);
 	}
 	if (r.out.fd > 2 && close(r.out.fd) < 0) {

@@ -8,41 +8,72 @@
  * CPU is the traced workload's. Formatting a JSON line there cost as much
  * again as reading the record (doc/json.md). With -J, ktap-run does what
  * it does for text, merging the CPUs' records into seq order, and writes
- * each record as the relay file held it, header included; the host turns
- * the headers into "cpu", "time_ns" and "seq".
+ * each record's payload behind an 8-byte header; the host makes "cpu",
+ * "time_ns" and "seq" of what the headers say. The header is small
+ * because in the guest every byte written is copied by emulated code
+ * (twice with --vm: into the pipe and out to the agent): a record of
+ * the flood holds 40 bytes of text; the relay's own header, 24 more.
  *
- * The stream is a sequence of items, each a struct ktap_rec_hdr
- * (runtime/uapi.h) followed by its len bytes, in the byte order of the
- * machine that wrote it (the guest and the host are both x86_64):
+ * The stream is a sequence of items, each a struct ktap_stream_hdr
+ * followed by its payload, in the byte order of the machine that wrote it
+ * (the guest and the host are both x86_64). The reader keeps three facts
+ * that items change: the CPU, the seq the next record has, and the TSC
+ * of the last record (all 0 at the start).
  *
- *   KTAP_REC_MAGIC       a record of output text, as the relay file held
- *   KTAP_REC_MAGIC_DATA  it (seq and tsc as the runtime wrote them), from
- *                        the CPU the last KTAP_STREAM_CPU named
- *   KTAP_STREAM_CPU      seq: the CPU of the records that follow; len 0
- *   KTAP_STREAM_CLOCK    a struct ktap_stream_clock: how the records'
- *                        tsc become times (the module's KTAP_PARAM_TSC_*)
- *   KTAP_STREAM_ERROR    the text of an error message of the script
- *   KTAP_STREAM_WARNING  ... of a warning
- *   KTAP_STREAM_COUNTS   seq: records dropped, tsc: probe hits skipped;
- *                        len 0 (once, at the end)
- *   KTAP_STREAM_EXIT     seq: ktap-run's exit status; the text: what
- *                        stopped the script (len 0: nothing said); the
- *                        last item
+ *   KTAP_STREAM_TEXT   a record of output text (KTAP_REC_MAGIC): its seq is
+ *                      the next seq (then the next is one more), its tsc
+ *                      the last record's + dtsc, its CPU the current one
+ *   KTAP_STREAM_DATA   the same for a data record (KTAP_REC_MAGIC_DATA)
+ *   KTAP_STREAM_CPU    a __u32: the CPU of the records that follow
+ *   KTAP_STREAM_SEQ    a __u64: the next record's seq (a gap: records
+ *                      were dropped)
+ *   KTAP_STREAM_TSC    a __u64: taken as the last record's tsc, when the
+ *                      next one's dtsc would not fit in 32 bits
+ *   KTAP_STREAM_CLOCK  a struct ktap_stream_clock: how the records' tsc
+ *                      become times (the module's KTAP_PARAM_TSC_*)
+ *   KTAP_STREAM_ERROR  the text of an error message of the script
+ *   KTAP_STREAM_WARNING ... of a warning
+ *   KTAP_STREAM_COUNTS two __u64: records dropped, probe hits skipped
+ *                      (once, at the end)
+ *   KTAP_STREAM_EXIT   an __s32, ktap-run's exit status, then what
+ *                      stopped the script (none: nothing said); the last
+ *                      item
  *
- * Each item becomes the JSON line doc/json.md describes for it, except
- * KTAP_STREAM_CPU and KTAP_STREAM_CLOCK, which only say how to make them.
+ * Records, messages, counts and the exit become the JSON lines
+ * doc/json.md describes; the other items only say how to make them.
  */
 #ifndef KTAP_LOADER_STREAM_H
 #define KTAP_LOADER_STREAM_H
 
 #include "../runtime/uapi.h"
 
-#define KTAP_STREAM_CPU		0x4b545343	/* "KTSC" */
-#define KTAP_STREAM_CLOCK	0x4b54534b	/* "KTSK" */
-#define KTAP_STREAM_ERROR	0x4b545345	/* "KTSE" */
-#define KTAP_STREAM_WARNING	0x4b545357	/* "KTSW" */
-#define KTAP_STREAM_COUNTS	0x4b54534e	/* "KTSN" */
-#define KTAP_STREAM_EXIT	0x4b545358	/* "KTSX" */
+/**
+ * struct ktap_stream_hdr - the header of one item of a -J stream
+ * @kind_len: the kind (KTAP_STREAM_*) in the low 8 bits, the payload's
+ *	length in bytes above them
+ * @dtsc: records: their tsc minus the last record's; other items: 0
+ */
+struct ktap_stream_hdr {
+	__u32 kind_len;
+	__s32 dtsc;
+};
+
+#define KTAP_STREAM_KIND(h)	((h)->kind_len & 0xff)
+#define KTAP_STREAM_LEN(h)	((h)->kind_len >> 8)
+#define KTAP_STREAM_WORD(kind, len)	((__u32)(len) << 8 | (kind))
+
+enum ktap_stream_kind {
+	KTAP_STREAM_TEXT = 'T',
+	KTAP_STREAM_DATA = 'D',
+	KTAP_STREAM_CPU = 'C',
+	KTAP_STREAM_SEQ = 'S',
+	KTAP_STREAM_TSC = 'B',
+	KTAP_STREAM_CLOCK = 'K',
+	KTAP_STREAM_ERROR = 'E',
+	KTAP_STREAM_WARNING = 'W',
+	KTAP_STREAM_COUNTS = 'N',
+	KTAP_STREAM_EXIT = 'X',
+};
 
 /* the payload of KTAP_STREAM_CLOCK */
 struct ktap_stream_clock {
@@ -51,8 +82,8 @@ struct ktap_stream_clock {
 	__u64 tsc_khz;		/* KTAP_PARAM_TSC_KHZ */
 };
 
-/* items longer than this mean a corrupt stream (the runtime's records
+/* an item's payload is at most this long (24 bits; the runtime's records
  * are far shorter) */
-#define KTAP_STREAM_MAX_ITEM	(16u << 20)
+#define KTAP_STREAM_MAX_ITEM	((1u << 24) - 1)
 
 #endif
