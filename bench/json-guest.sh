@@ -11,14 +11,21 @@
 #                                          order rotated per round
 #   sh json-guest.sh reader ROUNDS N       the reader's CPU time per record
 #
-# Tools: none (no probe), text (ktap-run -o), json (ktap-run -j -o), stap
-# (staprun -o). Output, one line per fact:
+# Tools: none (no probe), text (ktap-run -o), json (ktap-run -J -o: the
+# records for the host to make JSON lines of, what ktap --vm --json runs),
+# jsonj (ktap-run -j -o: the JSON lines made here, what ktap --json runs
+# on a machine that loads the module itself; reader step only), stap
+# (staprun -o). A -J stream is decoded into $T/out (ktap-run -d) after
+# the run, for the counts. Output, one line per fact:
 #   S TOOL ROUND NS LINES DROPPED   openloop N: ns per open at full speed,
 #                                   the lines its run wrote, ktap's drops
 #   A TOOL ROUND OPEN OPENAT        openalt: least ns per open(2) (no hit)
 #                                   and per openat(2) (one hit)
 #   D TOOL ROUND TICKS LINES HZ     reader: the CPU ticks ktap-run (stapio)
 #                                   used while one openloop N ran
+#   R FILE LINES                    the last reader round's -J stream,
+#                                   copied to the share as FILE, for the
+#                                   host's decoding
 #   E TEXT                          a problem
 
 T=/tmp/bjson
@@ -26,18 +33,23 @@ TMO=${TMO:-150}
 STAPRUN=/usr/bin/staprun
 
 run() {	# TOOL CMD: sets rc; output in $T/out, messages in $T/log
-	rm -f "$T/out" "$T/log"
+	rm -f "$T/out" "$T/raw" "$T/log"
 	case $1 in
 	none) timeout "$TMO" sh -c "$2" > "$T/log" 2>&1 ;;
 	text) timeout "$TMO" ktap-run -o "$T/out" -c "$2" "$T/ktap_flood.ko" > "$T/log" 2>&1 ;;
-	json) timeout "$TMO" ktap-run -j -o "$T/out" -c "$2" "$T/ktap_flood.ko" > "$T/log" 2>&1 ;;
+	json) timeout "$TMO" ktap-run -J -o "$T/raw" -c "$2" "$T/ktap_flood.ko" > "$T/log" 2>&1 ;;
 	stap) timeout "$TMO" "$STAPRUN" -o "$T/out" -c "$2" "$T/stap_flood.ko" > "$T/log" 2>&1 ;;
 	esac
 	rc=$?
+	[ "$1" = json ] && decode
 	for m in ktap_flood stap_flood; do
 		grep -q "^$m " /proc/modules && { echo "E $m still loaded after $1"; rmmod $m; }
 	done
 	[ $rc = 0 ] || echo "E $1: exit $rc: $(head -n 3 "$T/log" | tr '\n' ' ')"
+}
+
+decode() {	# $T/raw, a -J stream, as JSON lines in $T/out
+	ktap-run -d "$T/raw" > "$T/out" 2>> "$T/log" || echo "E ktap-run -d: the stream does not decode"
 }
 
 rotate() {	# R VARIANT...
@@ -82,14 +94,15 @@ reader)
 	nr=$2 n=$3 r=1
 	hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
 	ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-	tools="text json"
+	tools="text json jsonj"
 	[ -f $T/stap_flood.ko ] && [ -x $STAPRUN ] && tools="$tools stap"
 	while [ "$r" -le "$nr" ]; do
 		for tool in $(rotate "$r" $tools); do
-			rm -f "$T/out"
+			rm -f "$T/out" "$T/raw"
 			case $tool in
 			text) ktap-run -o "$T/out" "$T/ktap_flood.ko" > "$T/log" 2>&1 & ;;
-			json) ktap-run -j -o "$T/out" "$T/ktap_flood.ko" > "$T/log" 2>&1 & ;;
+			json) ktap-run -J -o "$T/raw" "$T/ktap_flood.ko" > "$T/log" 2>&1 & ;;
+			jsonj) ktap-run -j -o "$T/out" "$T/ktap_flood.ko" > "$T/log" 2>&1 & ;;
 			stap) "$STAPRUN" -o "$T/out" "$T/stap_flood.ko" > "$T/log" 2>&1 & ;;
 			esac
 			p=$!
@@ -103,8 +116,12 @@ reader)
 			for m in ktap_flood stap_flood; do
 				grep -q "^$m " /proc/modules && rmmod $m
 			done
+			[ $tool = json ] && decode
 			lines=$(grep -c -e '^openloop(' -e '"text":"openloop(' "$T/out" 2>/dev/null)
 			echo "D $tool $r $((t1 - t0)) ${lines:-0} $hz"
+			if [ $tool = json ] && [ "$r" = "$nr" ]; then
+				cp "$T/raw" /mnt/host/json.raw && echo "R json.raw ${lines:-0}"
+			fi
 		done
 		r=$((r + 1))
 	done

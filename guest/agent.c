@@ -7,7 +7,8 @@
  *   host -> guest: P ping (nonce, echoed as P), R run (a shell command
  *                  line, /bin/sh -c in /mnt/host, in its own process
  *                  group), S signal (number in ASCII, sent to that group)
- *   guest -> host: O stdout, E stderr, X exit status (ASCII; 128+N when
+ *   guest -> host: O stdout, E stderr, D the command's fd 3 (ktap-run
+ *                  -J's records), X exit status (ASCII; 128+N when
  *                  killed by signal N), P pong
  *
  * KTAP_AGENT_PORTS ports (frames.h), each a session of its own: one host
@@ -107,7 +108,7 @@ static void buf_drop(struct buf *b, size_t n)
 
 struct command {
 	pid_t pid;		/* also its process group; 0: none */
-	int out, err;		/* pipes, -1 once at EOF */
+	int out, err, rec;	/* pipes: stdout, stderr, fd 3; -1 once at EOF */
 	bool exited;
 	int status;
 	double exit_time;
@@ -189,7 +190,7 @@ static int open_ports(void)
 
 		s->slot = k;
 		s->port_fd = -1;
-		s->cmd = (struct command){ .out = -1, .err = -1 };
+		s->cmd = (struct command){ .out = -1, .err = -1, .rec = -1 };
 		ktap_agent_port_name(name, sizeof(name), k);
 		find_port(name, dev, sizeof(dev));
 		if (!dev[0])
@@ -232,10 +233,11 @@ static void port_write(struct session *s)
 
 static void start_command(struct session *s, const char *line)
 {
-	int out[2], err[2];
+	int out[2], err[2], rec[2];
 	pid_t pid;
 
-	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
+	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0 ||
+	    pipe2(rec, O_CLOEXEC) < 0) {
 		send_str(s, KTAP_FRAME_STDERR, "ktap-agent: pipe failed\n");
 		send_str(s, KTAP_FRAME_EXIT, "127");
 		return;
@@ -254,6 +256,7 @@ static void start_command(struct session *s, const char *line)
 		dup2(null, 0);
 		dup2(out[1], 1);
 		dup2(err[1], 2);
+		dup2(rec[1], KTAP_AGENT_RECORDS_FD);
 		if (chdir(KTAP_AGENT_SHARE) < 0 && chdir("/") < 0)
 			_exit(127);
 		execl("/bin/sh", "sh", "-c", line, (char *)NULL);
@@ -261,9 +264,11 @@ static void start_command(struct session *s, const char *line)
 	}
 	close(out[1]);
 	close(err[1]);
+	close(rec[1]);
 	if (pid < 0) {
 		close(out[0]);
 		close(err[0]);
+		close(rec[0]);
 		send_str(s, KTAP_FRAME_STDERR, "ktap-agent: fork failed\n");
 		send_str(s, KTAP_FRAME_EXIT, "127");
 		return;
@@ -271,7 +276,8 @@ static void start_command(struct session *s, const char *line)
 	setpgid(pid, pid);
 	fcntl(out[0], F_SETFL, O_NONBLOCK);
 	fcntl(err[0], F_SETFL, O_NONBLOCK);
-	s->cmd = (struct command){ .pid = pid, .out = out[0], .err = err[0] };
+	fcntl(rec[0], F_SETFL, O_NONBLOCK);
+	s->cmd = (struct command){ .pid = pid, .out = out[0], .err = err[0], .rec = rec[0] };
 }
 
 static void orphan_command(struct session *s, const char *why)
@@ -378,7 +384,8 @@ static void finish_command(struct session *s)
 	kill(-s->cmd.pid, SIGKILL);	/* leftovers of the group */
 	close_pipe(&s->cmd.out);
 	close_pipe(&s->cmd.err);
-	s->cmd = (struct command){ .out = -1, .err = -1 };
+	close_pipe(&s->cmd.rec);
+	s->cmd = (struct command){ .out = -1, .err = -1, .rec = -1 };
 	if (s->waiting) {
 		start_command(s, s->waiting);
 		free(s->waiting);
@@ -401,7 +408,7 @@ static void check_command(struct session *s)
 	if (!cmd->exited)
 		return;
 	/* background children may hold the pipes: give them EOF_GRACE */
-	if ((cmd->out < 0 && cmd->err < 0) || t - cmd->exit_time >= EOF_GRACE)
+	if ((cmd->out < 0 && cmd->err < 0 && cmd->rec < 0) || t - cmd->exit_time >= EOF_GRACE)
 		finish_command(s);
 }
 
@@ -557,7 +564,9 @@ static void set_connected(struct session *s, bool now_connected)
 	s->connected = now_connected;
 }
 
-/* this session's three poll entries; may it sleep without a timeout? */
+#define SESSION_POLLS 4
+
+/* this session's SESSION_POLLS poll entries; may it sleep without a timeout? */
 static bool session_poll(struct session *s, struct pollfd *p)
 {
 	struct command *cmd = &s->cmd;
@@ -569,6 +578,7 @@ static bool session_poll(struct session *s, struct pollfd *p)
 		.events = POLLIN | (s->outq.len ? POLLOUT : 0) };
 	p[1] = (struct pollfd){ .fd = room ? cmd->out : -1, .events = POLLIN };
 	p[2] = (struct pollfd){ .fd = room ? cmd->err : -1, .events = POLLIN };
+	p[3] = (struct pollfd){ .fd = room ? cmd->rec : -1, .events = POLLIN };
 	/* connected and idle, or not connected and nothing to time: sleep
 	 * until something happens (SIGIO reports a change of the host
 	 * connection) */
@@ -583,6 +593,8 @@ static void session_serve(struct session *s, const struct pollfd *p)
 		pipe_read(s, &s->cmd.out, KTAP_FRAME_STDOUT);
 	if (p[2].revents)
 		pipe_read(s, &s->cmd.err, KTAP_FRAME_STDERR);
+	if (p[3].revents)
+		pipe_read(s, &s->cmd.rec, KTAP_FRAME_RECORDS);
 	check_command(s);
 	if (s->connected)
 		port_write(s);
@@ -591,12 +603,12 @@ static void session_serve(struct session *s, const struct pollfd *p)
 static void serve(const sigset_t *wait_mask)
 {
 	for (;;) {
-		struct pollfd p[3 * KTAP_AGENT_PORTS];
+		struct pollfd p[SESSION_POLLS * KTAP_AGENT_PORTS];
 		struct timespec ts = { 0, 200000000 }, *tmo = NULL;
 		bool any_disconnected = false;
 
 		for (int k = 0; k < KTAP_AGENT_PORTS; k++) {
-			if (!session_poll(&sessions[k], &p[3 * k]))
+			if (!session_poll(&sessions[k], &p[SESSION_POLLS * k]))
 				tmo = &ts;
 			any_disconnected |= sessions[k].port_fd >= 0 && !sessions[k].connected;
 		}
@@ -606,13 +618,13 @@ static void serve(const sigset_t *wait_mask)
 		if (any_disconnected)
 			tmo = &ts;
 		got_signal = 0;
-		if (ppoll(p, 3 * KTAP_AGENT_PORTS, tmo, wait_mask) < 0 && errno != EINTR) {
+		if (ppoll(p, SESSION_POLLS * KTAP_AGENT_PORTS, tmo, wait_mask) < 0 && errno != EINTR) {
 			logmsg("poll: %s", strerror(errno));
 			sleep(1);
 		}
 		reap_children();
 		for (int k = 0; k < KTAP_AGENT_PORTS; k++)
-			session_serve(&sessions[k], &p[3 * k]);
+			session_serve(&sessions[k], &p[SESSION_POLLS * k]);
 	}
 }
 

@@ -38,6 +38,15 @@
 #define KTAP_HOSTROOT_TAG	"hostroot"
 #define KTAP_HOSTROOT		"/host"
 
+/*
+ * A command's file descriptor 3, besides its stdout and stderr: a pipe
+ * whose bytes come to the host as KTAP_FRAME_RECORDS, apart from the
+ * command's output. ktap --vm --json runs ktap-run -J -O 3 there, so
+ * its records (loader/stream.h) do not mix with what a -c command or
+ * system() prints, and the host makes the JSON lines.
+ */
+#define KTAP_AGENT_RECORDS_FD	3
+
 /* how long the agent watches the CPUs' times to answer an A */
 #define KTAP_ALIVE_SAMPLE_MS 300
 
@@ -56,6 +65,8 @@ enum ktap_frame_type {
 	/* guest to host (and P, the pong) */
 	KTAP_FRAME_STDOUT = 'O',
 	KTAP_FRAME_STDERR = 'E',
+	KTAP_FRAME_RECORDS = 'D',	/* what the command wrote to its
+					 * KTAP_AGENT_RECORDS_FD */
 	KTAP_FRAME_EXIT = 'X',		/* exit status in ASCII; 128+N when
 					 * killed by signal N */
 };

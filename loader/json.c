@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "stream.h"
 
 static void grow(struct json_buf *b, size_t n)
 {
@@ -252,13 +253,18 @@ int json_data(struct json_buf *b, const struct json_origin *at,
 	return 1;
 }
 
-void json_message(struct json_buf *b, const char *type, const char *text)
+static void message(struct json_buf *b, const char *type, const char *text, size_t len)
 {
 	put(b, "{\"type\":", 8);
 	put_str(b, type, strlen(type));
 	put(b, ",\"message\":", 11);
-	put_str(b, text, strlen(text));
+	put_str(b, text, len);
 	put(b, "}\n", 2);
+}
+
+void json_message(struct json_buf *b, const char *type, const char *text)
+{
+	message(b, type, text, strlen(text));
 }
 
 void json_count(struct json_buf *b, const char *type, unsigned long long n)
@@ -268,12 +274,180 @@ void json_count(struct json_buf *b, const char *type, unsigned long long n)
 	putf(b, ",\"count\":%llu}\n", n);
 }
 
-void json_exit(struct json_buf *b, int status, const char *why)
+/* why: len bytes, or NULL */
+static void exit_line(struct json_buf *b, int status, const char *why, size_t len)
 {
 	putf(b, "{\"type\":\"exit\",\"status\":%d", status);
 	if (why) {
 		put(b, ",\"reason\":", 10);
-		put_str(b, why, strlen(why));
+		put_str(b, why, len);
 	}
 	put(b, "}\n", 2);
+}
+
+void json_exit(struct json_buf *b, int status, const char *why)
+{
+	exit_line(b, status, why, why ? strlen(why) : 0);
+}
+
+/* ---- ktap-run -J's stream (stream.h) ---- */
+
+static void stream_record(struct json_stream *s, struct json_buf *b, int kind,
+			  int32_t dtsc, const char *p, size_t len)
+{
+	struct json_origin at = { .cpu = s->cpu, .seq = s->seq };
+
+	s->tsc += (int64_t)dtsc;
+	at.time_ns = json_clock_ns(&s->clock, s->tsc);
+	s->seq++;
+	s->records++;
+	if (kind == KTAP_STREAM_TEXT)
+		json_text(b, &at, p, len);
+	else if (!json_data(b, &at, p, len))
+		json_message(b, "warning", "a malformed data record was left out");
+}
+
+/* a payload that must be n bytes: copied to v; false if it is not */
+static bool stream_fixed(void *v, size_t n, const char *p, size_t len)
+{
+	if (len != n)
+		return false;
+	memcpy(v, p, n);
+	return true;
+}
+
+/* one whole item: its line (if it has one); -1 if it is not an item */
+static int stream_item(struct json_stream *s, struct json_buf *b,
+		       const struct ktap_stream_hdr *h, const char *p)
+{
+	size_t len = KTAP_STREAM_LEN(h);
+	struct ktap_stream_clock c;
+	uint64_t n[2];
+	uint32_t cpu;
+	int32_t st;
+
+	switch (KTAP_STREAM_KIND(h)) {
+	case KTAP_STREAM_TEXT:
+	case KTAP_STREAM_DATA:
+		stream_record(s, b, KTAP_STREAM_KIND(h), h->dtsc, p, len);
+		return 0;
+	case KTAP_STREAM_CPU:
+		if (!stream_fixed(&cpu, sizeof(cpu), p, len))
+			return -1;
+		s->cpu = (int)cpu;
+		return 0;
+	case KTAP_STREAM_SEQ:
+		return stream_fixed(&s->seq, sizeof(s->seq), p, len) ? 0 : -1;
+	case KTAP_STREAM_TSC:
+		return stream_fixed(&s->tsc, sizeof(s->tsc), p, len) ? 0 : -1;
+	case KTAP_STREAM_CLOCK:
+		if (!stream_fixed(&c, sizeof(c), p, len))
+			return -1;
+		s->clock = (struct json_clock){ .tsc = c.tsc_ref, .ns = c.ns_ref,
+						.khz = (unsigned long)c.tsc_khz };
+		json_clock_set(&s->clock);
+		return 0;
+	case KTAP_STREAM_ERROR:
+	case KTAP_STREAM_WARNING:
+		message(b, KTAP_STREAM_KIND(h) == KTAP_STREAM_ERROR ? "error" : "warning",
+			p, len);
+		return 0;
+	case KTAP_STREAM_COUNTS:
+		if (!stream_fixed(n, sizeof(n), p, len))
+			return -1;
+		json_count(b, "dropped", n[0]);
+		json_count(b, "skipped", n[1]);
+		return 0;
+	case KTAP_STREAM_EXIT:
+		if (len < sizeof(st))
+			return -1;
+		memcpy(&st, p, sizeof(st));
+		s->ended = true;
+		s->status = st;
+		exit_line(b, st, len > sizeof(st) ? p + sizeof(st) : NULL, len - sizeof(st));
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+static const char stream_kinds[] = {
+	KTAP_STREAM_TEXT, KTAP_STREAM_DATA, KTAP_STREAM_CPU, KTAP_STREAM_SEQ,
+	KTAP_STREAM_TSC, KTAP_STREAM_CLOCK, KTAP_STREAM_ERROR, KTAP_STREAM_WARNING,
+	KTAP_STREAM_COUNTS, KTAP_STREAM_EXIT, 0
+};
+
+/* the whole items at p: the bytes they take, or -1 */
+static long stream_items(struct json_stream *s, struct json_buf *b,
+			 const char *p, size_t n)
+{
+	struct ktap_stream_hdr h;
+	size_t off = 0;
+
+	while (n - off >= sizeof(h)) {
+		memcpy(&h, p + off, sizeof(h));
+		/* no kind of item: known before its length is waited for */
+		if (!strchr(stream_kinds, KTAP_STREAM_KIND(&h)) || !KTAP_STREAM_KIND(&h))
+			return -1;
+		if (n - off - sizeof(h) < KTAP_STREAM_LEN(&h))
+			break;
+		if (stream_item(s, b, &h, p + off + sizeof(h)) < 0)
+			return -1;
+		off += sizeof(h) + KTAP_STREAM_LEN(&h);
+	}
+	return (long)off;
+}
+
+/*
+ * Items are read where they are; only an item cut short by the end of
+ * data is copied, and completed by the next feed.
+ */
+int json_stream_feed(struct json_stream *s, struct json_buf *b,
+		     const char *data, size_t len)
+{
+	const char *p = data;
+	size_t n = len, rest;
+	long used;
+
+	if (s->bad)
+		return -1;
+	if (s->len) {
+		if (s->len + len > s->cap) {
+			s->cap = s->len + len + 4096;
+			s->part = realloc(s->part, s->cap);
+			if (!s->part) {
+				fprintf(stderr, "ktap: out of memory\n");
+				exit(1);
+			}
+		}
+		memcpy(s->part + s->len, data, len);
+		p = s->part;
+		n = s->len + len;
+	}
+	used = stream_items(s, b, p, n);
+	if (used < 0) {
+		s->bad = true;
+		return -1;
+	}
+	rest = n - (size_t)used;
+	if (rest && p != s->part && rest > s->cap) {
+		s->cap = rest + 4096;
+		free(s->part);
+		s->part = malloc(s->cap);
+		if (!s->part) {
+			fprintf(stderr, "ktap: out of memory\n");
+			exit(1);
+		}
+	}
+	if (rest)
+		memmove(s->part, p + used, rest);
+	s->len = rest;
+	return 0;
+}
+
+void json_stream_free(struct json_stream *s)
+{
+	free(s->part);
+	s->part = NULL;
+	s->len = s->cap = 0;
 }

@@ -7,6 +7,7 @@
 #ifndef KTAP_LOADER_JSON_H
 #define KTAP_LOADER_JSON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,5 +48,27 @@ void json_message(struct json_buf *b, const char *type, const char *text);
 void json_count(struct json_buf *b, const char *type, unsigned long long n);
 /* the end: {"type":"exit","status":N,"reason":WHY} (why may be NULL) */
 void json_exit(struct json_buf *b, int status, const char *why);
+
+/*
+ * ktap-run -J's stream (stream.h) back into JSON lines: the host's side
+ * of ktap --vm --json. A feed may end anywhere, also inside an item.
+ */
+struct json_stream {
+	char *part;		/* an item cut short by the end of a feed */
+	size_t len, cap;
+	int cpu;		/* KTAP_STREAM_CPU's */
+	uint64_t seq;		/* the next record's */
+	uint64_t tsc;		/* the last record's */
+	struct json_clock clock;	/* KTAP_STREAM_CLOCK's */
+	unsigned long long records;
+	int status;		/* KTAP_STREAM_EXIT's, once ended */
+	bool ended;		/* the exit item came */
+	bool bad;		/* something that is no item came */
+};
+/* appends the line of every whole item in data to b; -1 (now and from
+ * then on) if the stream is corrupt */
+int json_stream_feed(struct json_stream *s, struct json_buf *b,
+		     const char *data, size_t len);
+void json_stream_free(struct json_stream *s);
 
 #endif

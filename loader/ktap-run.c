@@ -1,7 +1,8 @@
 /* ktap-run - load a ktap module, stream its output, unload it.
  *
- * usage: ktap-run [-o FILE [-S MB[,N]]] [-c CMD | -x PID] [-s MB] [-T SECONDS] [-F] [-j] [-v] MODULE.ko
+ * usage: ktap-run [-o FILE [-S MB[,N]] | -O FD] [-c CMD | -x PID] [-s MB] [-T SECONDS] [-F] [-j | -J] [-v] MODULE.ko
  *        ktap-run -A NAME | -X NAME | -R     (detached scripts: loader/detach.c)
+ *        ktap-run -d FILE                    (a -J stream as JSON lines)
  *
  * The contract with the module is section 2 of doc/internals.md: after
  * finit_module() the module has /sys/kernel/debug/<name>/ with one relay
@@ -13,7 +14,7 @@
  *
  * Static binary, no dependencies: it runs in the ktap guest as well as on
  * a real host. Build: gcc -static -O2 -Wall -Wextra -pthread -o ktap-run ktap-run.c json.c progress.c
- * (-j, JSON lines: json.c)
+ * (-j, JSON lines: json.c; -J, the records for JSON made elsewhere: stream.h)
  * (the module's side of the contract is ../runtime/uapi.h, included here)
  */
 #define _GNU_SOURCE
@@ -43,6 +44,7 @@
 #include "../runtime/uapi.h"
 #include "json.h"
 #include "progress.h"
+#include "stream.h"
 
 #define DEBUGFS		"/sys/kernel/debug"
 #define DEBUGFS_MAGIC	0x64626720
@@ -52,7 +54,8 @@
 #define GAP_WAIT	0.02		/* s a record waits for a missing lower seq */
 #define DONE_TIMEOUT	120.0		/* s to wait for "done" after "stop": unhooking
 					 * 37,000 functions takes 10-40 s in a TCG guest */
-#define MAX_REC		(16u << 20)	/* larger lengths mean a corrupt stream */
+#define MAX_REC		((16u << 20) - 1)	/* larger lengths mean a corrupt stream
+						 * (and do not fit -J's 24 bits) */
 #define OUT_FLUSH	(1u << 20)
 
 /* ---- messages ---- */
@@ -141,6 +144,9 @@ struct options {
 	char globals[4096];	/* -G NAME=VALUE...: the parameters that set them */
 	bool trace_loader;	/* -L: our own work fires probes too */
 	bool json;		/* -j: JSON lines (json.c) */
+	bool stream;		/* -J: the records for JSON lines (stream.h) */
+	int out_fd;		/* -O FD: the output's file descriptor, or -1 */
+	const char *decode;	/* -d FILE: print a -J stream as JSON lines */
 	bool quiet;		/* -q: no progress line (progress.c) */
 	const char *module;	/* MODULE.ko */
 	char name[64];		/* module name: basename, no .ko, '-' -> '_' */
@@ -158,8 +164,9 @@ static void parse_rotation(struct options *o, const char *arg);
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ktap-run [-o FILE] [-c CMD | -x PID] [-s MB] [-T SECONDS] [-G NAME=VALUE] [-L] [-j] [-q] [-v] MODULE.ko\n"
+		"usage: ktap-run [-o FILE | -O FD] [-c CMD | -x PID] [-s MB] [-T SECONDS] [-G NAME=VALUE] [-L] [-j | -J] [-q] [-v] MODULE.ko\n"
 		"  -o FILE  write the script's output to FILE\n"
+		"  -O FD    write it to the open file descriptor FD\n"
 		"  -c CMD   run CMD (/bin/sh -c) once the probes are armed; target() is\n"
 		"           its pid; stop when it exits\n"
 		"  -x PID   target() is PID\n"
@@ -170,6 +177,9 @@ static void usage(FILE *f)
 		"  -L       trace the loader too: ktap-run's own work (and its\n"
 		"           ktap or guest agent parent's) fires the script's probes\n"
 		"  -j       print JSON lines: records, messages, the exit (doc/json.md)\n"
+		"  -J       write what -j prints as records, for JSON lines made by\n"
+		"           another program (ktap --vm --json on the host; stream.h)\n"
+		"  -d FILE  print the JSON lines of FILE, a -J stream (- : stdin)\n"
 		"  -q       no progress line when arming the probes is slow\n"
 		"  -F       flight recorder: start the script detached, print its name;\n"
 		"           output to the buffer, a ring (-s MB), or with -o to FILE\n"
@@ -236,9 +246,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "+o:c:x:s:T:G:LjqvhFS:n:A:X:R")) != -1) {
+	while ((c = getopt(argc, argv, "+o:O:c:x:s:T:G:LjJd:qvhFS:n:A:X:R")) != -1) {
 		switch (c) {
 		case 'o': o->out_file = optarg; break;
+		case 'O': o->out_fd = parse_long(optarg, "file descriptor", 1, INT_MAX); break;
 		case 'c': o->command = optarg; break;
 		case 'x': o->target = parse_long(optarg, "pid", 1, INT_MAX); break;
 		case 's': o->buf_mb = parse_long(optarg, "buffer size", 1, 4095); break;
@@ -246,6 +257,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 'G': add_global(o, optarg); break;
 		case 'L': o->trace_loader = true; break;
 		case 'j': o->json = true; break;
+		case 'J': o->stream = true; break;
+		case 'd': o->decode = optarg; break;
 		case 'q': o->quiet = true; break;
 		case 'v': verbose++; break;
 		case 'F': o->detach = true; break;
@@ -257,7 +270,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		default: usage(stderr); exit(1);
 		}
 	}
-	if (o->client && optind == argc)
+	if ((o->client || o->decode) && optind == argc)
 		return;
 	if (optind != argc - 1) {
 		usage(stderr);
@@ -265,6 +278,15 @@ static void parse_options(int argc, char **argv, struct options *o)
 	}
 	if (o->command && o->target) {
 		err("-c and -x exclude each other");
+		exit(1);
+	}
+	if (o->out_file && o->out_fd >= 0) {
+		err("-o and -O exclude each other");
+		exit(1);
+	}
+	/* a stream is read whole by one reader: not split, not a ring */
+	if (o->stream && (o->json || o->detach || o->rotate_mb)) {
+		err("-J excludes -j, -F and -S");
 		exit(1);
 	}
 	o->module = argv[optind];
@@ -686,6 +708,10 @@ struct output {
 	size_t len, cap;
 	bool broken;		/* reader gone or write error: discard */
 	bool json;		/* -j: each record a JSON line */
+	bool stream;		/* -J: each record and message an item (stream.h) */
+	int stream_cpu;		/* ... the reader's CPU (-1: none yet) */
+	uint64_t stream_seq;	/* ... the seq it expects next */
+	uint64_t stream_tsc;	/* ... the last record's tsc */
 	struct json_buf jb;	/* the line being made */
 	struct json_clock clock;	/* records' tsc to time */
 	/* detach.c */
@@ -755,6 +781,76 @@ static void out_json(struct output *o)
 	o->jb.len = 0;
 }
 
+/* -J: an item of the stream (stream.h) whose payload is len bytes at data
+ * and, when data2 is not NULL, len2 more at data2 */
+static void out_item2(struct output *o, int kind, int32_t dtsc, const void *data,
+		      uint32_t len, const void *data2, uint32_t len2)
+{
+	struct ktap_stream_hdr h = { .kind_len = KTAP_STREAM_WORD(kind, len + len2),
+				     .dtsc = dtsc };
+
+	out_put(o, (const char *)&h, sizeof(h));
+	if (len)
+		out_put(o, data, len);
+	if (len2)
+		out_put(o, data2, len2);
+}
+
+static void out_item(struct output *o, int kind, const void *data, uint32_t len)
+{
+	out_item2(o, kind, 0, data, len, NULL, 0);
+}
+
+/* -J: the items that make the reader's CPU, next seq and last tsc this
+ * record's, when they are not yet (rare: a CPU change, a gap, a pause) */
+static int32_t out_stream_state(struct output *o, int cpu, uint64_t seq, uint64_t tsc)
+{
+	int64_t d = (int64_t)(tsc - o->stream_tsc);
+
+	if (cpu != o->stream_cpu) {
+		uint32_t c = cpu;
+
+		out_item(o, KTAP_STREAM_CPU, &c, sizeof(c));
+		o->stream_cpu = cpu;
+	}
+	if (seq != o->stream_seq)
+		out_item(o, KTAP_STREAM_SEQ, &seq, sizeof(seq));
+	o->stream_seq = seq + 1;
+	if (d != (int32_t)d) {
+		out_item(o, KTAP_STREAM_TSC, &tsc, sizeof(tsc));
+		d = 0;
+	}
+	o->stream_tsc = tsc;
+	return (int32_t)d;
+}
+
+/*
+ * -J: a record's payload behind an 8-byte header, built in place at the
+ * end of the output buffer: as cheap as text's out_put(), since the JSON
+ * is made on the host (stream.h says why).
+ */
+static void out_stream_record(struct output *o, uint32_t magic, int cpu, uint64_t seq,
+			      uint64_t tsc, const char *data, uint32_t len)
+{
+	int kind = magic == KTAP_REC_MAGIC ? KTAP_STREAM_TEXT : KTAP_STREAM_DATA;
+	struct ktap_stream_hdr h;
+	size_t n = sizeof(h) + len;
+
+	h.dtsc = out_stream_state(o, cpu, seq, tsc);
+	h.kind_len = KTAP_STREAM_WORD(kind, len);
+	if (o->broken)
+		return;
+	if (o->len + n > o->cap) {
+		o->cap = o->len + n > 2 * o->cap ? o->len + n : 2 * o->cap;
+		o->buf = xrealloc(o->buf, o->cap);
+	}
+	memcpy(o->buf + o->len, &h, sizeof(h));
+	memcpy(o->buf + o->len + sizeof(h), data, len);
+	o->len += n;
+	if (o->len >= OUT_FLUSH)
+		out_flush(o);
+}
+
 /* one record's payload: as it is, or as a JSON line, made in place at
  * the end of the output buffer (the flood's path: no second copy) */
 static void out_record(struct output *o, uint32_t magic, int cpu, uint64_t seq,
@@ -763,6 +859,10 @@ static void out_record(struct output *o, uint32_t magic, int cpu, uint64_t seq,
 	struct json_origin at = { .cpu = cpu, .seq = seq };
 	struct json_buf b;
 
+	if (o->stream) {
+		out_stream_record(o, magic, cpu, seq, tsc, data, len);
+		return;
+	}
 	if (!o->json) {
 		if (magic == KTAP_REC_MAGIC)
 			out_put(o, data, len);
@@ -992,10 +1092,16 @@ static void run_system(char *cmd)
 	waitpid(pid, NULL, 0);
 }
 
-/* an error or warning of the script: on stderr, or a JSON line (-j) */
+/* an error or warning of the script: on stderr, or a JSON line (-j),
+ * or an item (-J) */
 static void report_message(struct run *r, const char *type, const char *label,
 			   const char *text)
 {
+	if (r->out.stream) {
+		out_item(&r->out, *type == 'e' ? KTAP_STREAM_ERROR : KTAP_STREAM_WARNING,
+			 text, strlen(text));
+		return;
+	}
 	if (!r->out.json) {
 		fprintf(stderr, "%s: %s\n", label, text);
 		return;
@@ -1156,6 +1262,12 @@ static void report(struct run *r)
 	struct merger *m = &r->m;
 
 	info("%llu records, %llu bytes, %llu seq gaps", m->records, m->bytes, m->gaps);
+	if (r->out.stream) {
+		uint64_t n[2] = { r->dropped, r->skipped };
+
+		out_item(&r->out, KTAP_STREAM_COUNTS, n, sizeof(n));
+		return;
+	}
 	if (r->out.json) {	/* both counts, also when 0: a reader can rely on them */
 		json_count(&r->out.jb, "dropped", r->dropped);
 		json_count(&r->out.jb, "skipped", r->skipped);
@@ -1170,10 +1282,20 @@ static void report(struct run *r)
 		fprintf(stderr, "ktap: %llu bytes of output lost to a full disk\n", r->out.lost);
 }
 
-static int open_output(struct output *o, const char *file)
+static int open_output(struct output *o, const char *file, int fd)
 {
 	o->fd = 1;
 	o->name = "stdout";
+	if (fd >= 0) {
+		/* the -c command and system() must not hold it open */
+		if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
+			err("-O %d: %s", fd, strerror(errno));
+			return -1;
+		}
+		o->fd = fd;
+		o->name = "the output (-O)";
+		return 0;
+	}
 	if (!file)
 		return 0;
 	if (o->limit)
@@ -1269,13 +1391,22 @@ static unsigned long long module_param_ull(const char *name, const char *param)
 	return v;
 }
 
-/* -j: how the module's records' TSC readings become times (uapi.h) */
-static void read_clock(const char *name, struct json_clock *c)
+/* -j: how the module's records' TSC readings become times (uapi.h);
+ * -J: the same, as the stream's clock item */
+static void read_clock(const char *name, struct output *o)
 {
+	struct json_clock *c = &o->clock;
+
 	c->khz = module_param_ull(name, KTAP_PARAM_TSC_KHZ);
 	c->tsc = module_param_ull(name, KTAP_PARAM_TSC_REF);
 	c->ns = module_param_ull(name, KTAP_PARAM_NS_REF);
 	json_clock_set(c);
+	if (o->stream) {
+		struct ktap_stream_clock sc = { .tsc_ref = c->tsc, .ns_ref = c->ns,
+						.tsc_khz = c->khz };
+
+		out_item(o, KTAP_STREAM_CLOCK, &sc, sizeof(sc));
+	}
 }
 
 /* load, start, run, stop; the module is unloaded on every path */
@@ -1293,7 +1424,7 @@ static int run_module(struct run *r, int sfd)
 		n += snprintf(params + n, sizeof(params) - n, KTAP_PARAM_TARGET "=%ld ", o->target);
 	if (o->buf_mb)
 		n += snprintf(params + n, sizeof(params) - n, KTAP_PARAM_BUFSIZE "=%ld ", o->buf_mb << 20);
-	if (o->json)
+	if (o->json || o->stream)
 		n += snprintf(params + n, sizeof(params) - n, KTAP_PARAM_JSON "=1 ");
 	if (o->detach && !o->out_file)	/* a flight recorder: detach.c */
 		n += snprintf(params + n, sizeof(params) - n, KTAP_PARAM_FLIGHT "=1 ");
@@ -1317,8 +1448,8 @@ static int run_module(struct run *r, int sfd)
 	}
 	info("loaded %s in %.0f ms (%s)", o->name, (now() - t) * 1e3,
 	     *params ? params : "no parameters");
-	if (o->json)
-		read_clock(o->name, &r->out.clock);
+	if (o->json || o->stream)
+		read_clock(o->name, &r->out);
 
 	r->ch.ctl = -1;
 	if (open_channels(&r->ch, o->name) == 0) {
@@ -1370,15 +1501,62 @@ static int run_module(struct run *r, int sfd)
 
 #include "detach.c"
 
+/* -d FILE: a -J stream's JSON lines on stdout, as ktap --vm prints them */
+static int decode_stream(const char *file)
+{
+	int fd = strcmp(file, "-") ? open(file, O_RDONLY | O_CLOEXEC) : 0;
+	struct json_stream s = { .cpu = -1 };
+	struct json_buf b = { 0 };
+	char buf[1 << 16];
+	ssize_t n;
+	int rc = 0;
+
+	if (fd < 0) {
+		err("cannot open %s: %s", file, strerror(errno));
+		return 1;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err("cannot read %s: %s", file, strerror(errno));
+			rc = 1;
+			break;
+		}
+		if (json_stream_feed(&s, &b, buf, n) < 0) {
+			err("%s: not a -J stream, or a corrupt one", file);
+			rc = 1;
+		}
+		if (fwrite(b.p, 1, b.len, stdout) != b.len)
+			rc = 1;
+		b.len = 0;
+		if (rc)
+			break;
+	}
+	if (!rc && s.len) {
+		err("%s: the stream ends inside an item", file);
+		rc = 1;
+	}
+	if (fflush(stdout) != 0)
+		rc = 1;
+	if (fd > 0)
+		close(fd);
+	json_stream_free(&s);
+	free(b.p);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
-	struct options opt = { 0 };
+	struct options opt = { .out_fd = -1 };
 	struct run r = { .opt = &opt, .m.next_seq = 1, .cmd.go_fd = -1,
 			 .out.tee = -1, .loop = run_loop };
 	sigset_t sigs;
 	int sfd, status;
 
 	parse_options(argc, argv, &opt);
+	if (opt.decode)
+		return decode_stream(opt.decode);
 	if (opt.client)
 		return detach_client(&opt);
 	if (detach_check(&opt, &r.out) < 0)
@@ -1392,9 +1570,11 @@ int main(int argc, char **argv)
 		err("no process %ld", opt.target);
 		return 1;
 	}
-	if (open_output(&r.out, opt.out_file) < 0)
+	if (open_output(&r.out, opt.out_file, opt.out_fd) < 0)
 		return 1;
 	r.out.json = opt.json;
+	r.out.stream = opt.stream;
+	r.out.stream_cpu = -1;
 	if (opt.detach) {
 		detach_fork(&r);	/* the parent exits there */
 		r.loop = detach_loop;
@@ -1432,6 +1612,13 @@ int main(int argc, char **argv)
 	if (r.out.json) {
 		json_exit(&r.out.jb, status, r.why);
 		out_json(&r.out);
+		out_flush(&r.out);
+	}
+	if (r.out.stream) {
+		int32_t st = status;
+
+		out_item2(&r.out, KTAP_STREAM_EXIT, 0, &st, sizeof(st), r.why,
+			  r.why ? strlen(r.why) : 0);
 		out_flush(&r.out);
 	}
 	if (r.out.fd > 2 && close(r.out.fd) < 0) {

@@ -48,6 +48,7 @@
 
 #include "ktap.h"
 #include "../guest/frames.h"	/* the agent's protocol */
+#include "../loader/json.h"	/* --json: ktap-run -J's records as JSON lines */
 
 #define BOOT_TIMEOUT	300.0	/* s; TCG on a loaded host is slow */
 #define PING_TIMEOUT	20.0
@@ -1169,6 +1170,10 @@ struct run_state {
 	char *share_out;	/* with -o: the file ktap-run writes in the share */
 	FILE *share_in;		/* ... read from here as it grows */
 	FILE *file_out;		/* ... and copied to the user's -o file */
+	bool json_here;		/* --json: ktap-run sends records, we make the lines */
+	FILE *json_out;		/* ... to stdout or the -o file */
+	struct json_stream js;	/* ... the records read so far */
+	struct json_buf jb;	/* ... the lines made of them */
 	int nsignals;
 	double stop_sent;	/* when a stop went to the guest, 0 if none */
 	double last_frame;	/* when the guest last sent something */
@@ -1264,9 +1269,37 @@ static void on_alive(struct run_state *r, const struct frame *f)
 	r->said_busy = true;
 }
 
+/*
+ * --json: ktap-run's records (loader/stream.h) become JSON lines here,
+ * not in the guest, where every instruction of the formatting would be
+ * emulated on the traced workload's CPUs. A stream that stops making
+ * sense is reported once; what came before it stays.
+ */
+static void on_records(struct run_state *r, const struct frame *f)
+{
+	bool bad = r->js.bad;
+
+	if (r->out_broken && r->json_out == r->out)
+		return;
+	if (json_stream_feed(&r->js, &r->jb, f->data, f->len) < 0 && !bad)
+		vm_err("the records from the guest are corrupt; the rest is left out");
+	if (!r->jb.len)
+		return;
+	if ((fwrite(r->jb.p, 1, r->jb.len, r->json_out) != r->jb.len || fflush(r->json_out)) &&
+	    r->json_out == r->out && !r->out_broken) {
+		r->out_broken = true;	/* e.g. | head: stop the script */
+		send_stop(r, SIGTERM);
+	}
+	r->jb.len = 0;
+}
+
 static void on_frame(struct run_state *r, struct frame *f)
 {
 	switch (f->type) {
+	case KTAP_FRAME_RECORDS:
+		if (r->json_here)
+			on_records(r, f);
+		break;
 	case KTAP_FRAME_STDOUT:
 		if (r->out_broken)
 			break;
@@ -1400,6 +1433,17 @@ static char *keep_dir(const char *name)
 	return xasprintf("keep-%s", name);
 }
 
+/*
+ * --json: the lines are made here from ktap-run -J's records, which come
+ * through the command's fd 3 (frames.h), except for a detached or
+ * rotating run, whose output ktap-run writes itself into files and
+ * buffers (those keep -j)
+ */
+static bool json_on_host(const struct options *opt)
+{
+	return opt->json && !opt->detach && !opt->rotate;
+}
+
 static char *run_command_line(const struct options *opt, const char *rundir,
 			      const char *ko)
 {
@@ -1423,6 +1467,8 @@ static char *run_command_line(const struct options *opt, const char *rundir,
 		shell_quote(&sb, base);
 		free(name);
 		free(keep);
+	} else if (json_on_host(opt)) {
+		sb_printf(&sb, " -J -O %d", KTAP_AGENT_RECORDS_FD);
 	} else if (opt->output_file) {
 		sb_printf(&sb, " -o " KTAP_AGENT_SHARE "/%s/ktap.out", rundir);
 	}
@@ -1446,7 +1492,7 @@ static char *run_command_line(const struct options *opt, const char *rundir,
 	}
 	if (opt->trace_loader)
 		sb_puts(&sb, " -L");
-	if (opt->json)
+	if (opt->json && !json_on_host(opt))
 		sb_puts(&sb, " -j");
 	if (progress_quiet)
 		sb_puts(&sb, " -q");
@@ -1682,16 +1728,24 @@ int vm_run(const char *ko_path, const struct options *opt)
 			goto out;
 		}
 	} else if (opt->output_file) {
-		r.share_out = xasprintf("%s/%s/ktap.out", paths()->share, rundir);
+		if (!json_on_host(opt))
+			r.share_out = xasprintf("%s/%s/ktap.out", paths()->share, rundir);
 		if (!(r.file_out = fopen(opt->output_file, "w"))) {
 			vm_err("cannot create %s: %s", opt->output_file, strerror(errno));
 			r.status = 1;
 			goto out;
 		}
 	}
+	r.json_here = json_on_host(opt);
+	r.json_out = r.file_out ? r.file_out : r.out;
+	r.js.cpu = -1;
 	line = run_command_line(opt, rundir, ko_base);
 	run_line(&r, line);
 	free(line);
+	if (r.json_here && r.js.len && !r.js.bad)
+		vm_err("the records from the guest end inside one");
+	json_stream_free(&r.js);
+	free(r.jb.p);
 	if (opt->rotate && !opt->detach) {	/* the run's FILE.N files */
 		char *name = module_of(ko_base);
 
