@@ -2517,55 +2517,94 @@ static void emit_usyms_of(struct strbuf *out, struct target *t, int k)
 	sb_puts(out, "};\n");
 }
 
-/* usymname()'s table: every file the script probes in user space */
-static void emit_usym_table(struct emitter *em, struct strbuf *out)
+/* the unwind rows of one file (runtime/usyms.h, runtime/ustack.h) */
+static void emit_ucfi_of(struct strbuf *out, struct target *t, int k)
 {
-	struct target **files = NULL;
-	struct strbuf table = { 0 };
-	int n = 0, i, j;
+	struct program_cfi_row *rows;
+	int n = target_program_cfi(t, &rows), i;
 
-	sb_puts(&table, "");
-	for (i = 0; i < em->prog->nprobes; i++) {
-		const struct concrete_point *cp;
+	sb_printf(out, "static const struct ktap_ucfi ktap_ucfi_%d[] = {\n", k);
+	for (i = 0; i < n; i++)
+		sb_printf(out, "\t{ 0x%llx, %lld, %d, %d, %d },\n",
+			  (unsigned long long)rows[i].start, (long long)rows[i].cfa_off,
+			  rows[i].cfa_reg, rows[i].ra_off, rows[i].rbp_off);
+	/* the end of the last row: a stop row (or the only row) */
+	sb_printf(out, "\t{ 0x%llx, 0, -1, 0, 0 },\n};\n",
+		  n ? (unsigned long long)rows[n - 1].end : 0ULL);
+}
 
-		for (cp = em->prog->probes[i]->points; cp; cp = cp->next) {
-			if (!cp->file)
-				continue;
-			for (j = 0; j < n && files[j] != cp->file; j++)
-				;
-			if (j < n)
-				continue;
-			files = xrealloc(files, (n + 1) * sizeof(*files));
-			files[n] = cp->file;
-			emit_usyms_of(out, cp->file, n);
-			sb_printf(&table, "\t{ %s, ktap_usyms_%d, ARRAY_SIZE(ktap_usyms_%d) },\n",
-				  c_string(cp->file->load_path), n, n);
-			n++;
-		}
-	}
-	/* -d PATH: a program or library whose functions usymname() names
-	 * though the script does not probe it (-d kernel and modules: the
-	 * kernel's names are there at run time) */
+/* a script that unwinds user stacks (the embedded C of ubacktrace() and
+ * its kin says "pragma:unwind"): the files' CFI goes into the module */
+static bool unwinds_user(const struct program *prog)
+{
+	for (int i = 0; i < prog->nfunctions; i++)
+		if (prog->functions[i]->embedded &&
+		    strstr(prog->functions[i]->embedded, "pragma:unwind"))
+			return true;
+	return false;
+}
+
+static void add_usym_file(struct target ***files, int *n, struct target *t)
+{
+	for (int j = 0; j < *n; j++)
+		if ((*files)[j] == t)
+			return;
+	*files = xrealloc(*files, (*n + 1) * sizeof(**files));
+	(*files)[(*n)++] = t;
+}
+
+/* the programs and libraries whose symbols (and CFI) the module holds:
+ * every file the script probes in user space; -d PATH ones, which it
+ * does not probe (-d kernel and modules: the kernel's names are there at
+ * run time); with --ldd, the libraries each of those needs */
+static int usym_files(struct emitter *em, struct target ***files)
+{
+	int n = 0, i;
+
+	*files = NULL;
+	for (i = 0; i < em->prog->nprobes; i++)
+		for (const struct concrete_point *cp = em->prog->probes[i]->points; cp;
+		     cp = cp->next)
+			if (cp->file)
+				add_usym_file(files, &n, cp->file);
 	for (i = 0; i < em->opt->nsymbol_modules; i++) {
 		const char *name = em->opt->symbol_modules[i];
 		char *why = NULL;
 		struct target *t = strchr(name, '/') ? target_program(name, &why) : NULL;
 
-		if (!t) {
-			if (why)
-				diag_warning(NULL, "-d %s: %s", name, why);
-			continue;
-		}
-		for (j = 0; j < n && files[j] != t; j++)
-			;
-		if (j < n)
-			continue;
-		files = xrealloc(files, (n + 1) * sizeof(*files));
-		files[n] = t;
-		emit_usyms_of(out, t, n);
-		sb_printf(&table, "\t{ %s, ktap_usyms_%d, ARRAY_SIZE(ktap_usyms_%d) },\n",
-			  c_string(t->load_path), n, n);
-		n++;
+		if (t)
+			add_usym_file(files, &n, t);
+		else if (why)
+			diag_warning(NULL, "-d %s: %s", name, why);
+	}
+	for (i = 0; em->opt->ldd && i < n; i++) {
+		struct target **libs;
+		int k = target_program_needed((*files)[i], &libs);
+
+		for (int j = 0; j < k; j++)
+			add_usym_file(files, &n, libs[j]);
+	}
+	return n;
+}
+
+/* usymname()'s and ubacktrace()'s table */
+static void emit_usym_table(struct emitter *em, struct strbuf *out)
+{
+	struct target **files;
+	struct strbuf table = { 0 };
+	bool cfi = unwinds_user(em->prog);
+	int n = usym_files(em, &files), i;
+
+	sb_puts(&table, "");
+	for (i = 0; i < n; i++) {
+		emit_usyms_of(out, files[i], i);
+		if (cfi)
+			emit_ucfi_of(out, files[i], i);
+		sb_printf(&table, "\t{ %s, ktap_usyms_%d, ARRAY_SIZE(ktap_usyms_%d)",
+			  c_string(files[i]->load_path), i, i);
+		if (cfi)
+			sb_printf(&table, ", ktap_ucfi_%d, ARRAY_SIZE(ktap_ucfi_%d)", i, i);
+		sb_puts(&table, " },\n");
 	}
 	sb_printf(out, "KTAP_UNIT_DEF const struct ktap_usym_file ktap_usym_files[] = {\n%s%s};\n"
 		       "KTAP_UNIT_DEF const unsigned int ktap_nr_usym_files = %d;\n\n",

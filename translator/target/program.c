@@ -39,6 +39,8 @@ struct program_image {
 	struct program_mark *marks;
 	int nmarks;
 	const char *debuglink;		/* .gnu_debuglink's file name, or NULL */
+	const char **needed;		/* DT_NEEDED: the libraries it names */
+	int nneeded;
 	struct source *source;		/* its bytes, for the module cache */
 	bool source_read;
 };
@@ -198,6 +200,25 @@ static void read_debuglink(Elf *e, struct program_image *im)
 		im->debuglink = xstrdup(d->d_buf);
 }
 
+/* the DT_NEEDED names of .dynamic */
+static void read_needed(Elf *e, struct program_image *im)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_section(e, ".dynamic", &sh);
+	Elf_Data *d = scn && sh.sh_entsize ? elf_getdata(scn, NULL) : NULL;
+	size_t n = d ? sh.sh_size / sh.sh_entsize : 0;
+
+	im->needed = xalloc((n + 1) * sizeof(*im->needed));
+	for (size_t i = 0; i < n; i++) {
+		GElf_Dyn dyn;
+		const char *name;
+
+		if (gelf_getdyn(d, i, &dyn) && dyn.d_tag == DT_NEEDED &&
+		    (name = elf_strptr(e, sh.sh_link, dyn.d_un.d_val)))
+			im->needed[im->nneeded++] = xstrdup(name);
+	}
+}
+
 /*
  * SDT markers: each .note.stapsdt note (type 3, name "stapsdt") holds
  * the marker's address, the link-time address of .stapsdt.base (prelink
@@ -267,6 +288,7 @@ static bool read_image(const char *path, struct program_image *im, char **why)
 	if (!im->has_symtab)
 		read_symbols(e, im, SHT_DYNSYM);
 	read_debuglink(e, im);
+	read_needed(e, im);
 	read_marks(e, im);
 	elf_end(e);
 	close(fd);
@@ -418,5 +440,22 @@ int target_program_marks(const struct target *t, const char *provider_glob,
 		if ((!provider_glob || fnmatch(provider_glob, im->marks[i].provider, 0) == 0) &&
 		    fnmatch(name_glob, im->marks[i].name, 0) == 0)
 			(*out)[n++] = im->marks[i];
+	return n;
+}
+
+int target_program_needed(struct target *t, struct target ***out)
+{
+	const struct program_image *im = t->prog;
+	char *why = NULL;
+	int n = 0;
+
+	*out = xalloc((im->nneeded + 1) * sizeof(**out));
+	for (int i = 0; i < im->nneeded; i++) {
+		char *path = search_dirs(LIBRARY_DIRS, im->needed[i]);
+		struct target *lib = path ? target_program(path, &why) : NULL;
+
+		if (lib)
+			(*out)[n++] = lib;
+	}
 	return n;
 }
