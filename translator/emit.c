@@ -2544,56 +2544,13 @@ static bool unwinds_user(const struct program *prog)
 	return false;
 }
 
-static void add_usym_file(struct target ***files, int *n, struct target *t)
-{
-	for (int j = 0; j < *n; j++)
-		if ((*files)[j] == t)
-			return;
-	*files = xrealloc(*files, (*n + 1) * sizeof(**files));
-	(*files)[(*n)++] = t;
-}
-
-/* the programs and libraries whose symbols (and CFI) the module holds:
- * every file the script probes in user space; -d PATH ones, which it
- * does not probe (-d kernel and modules: the kernel's names are there at
- * run time); with --ldd, the libraries each of those needs */
-static int usym_files(struct emitter *em, struct target ***files)
-{
-	int n = 0, i;
-
-	*files = NULL;
-	for (i = 0; i < em->prog->nprobes; i++)
-		for (const struct concrete_point *cp = em->prog->probes[i]->points; cp;
-		     cp = cp->next)
-			if (cp->file)
-				add_usym_file(files, &n, cp->file);
-	for (i = 0; i < em->opt->nsymbol_modules; i++) {
-		const char *name = em->opt->symbol_modules[i];
-		char *why = NULL;
-		struct target *t = strchr(name, '/') ? target_program(name, &why) : NULL;
-
-		if (t)
-			add_usym_file(files, &n, t);
-		else if (why)
-			diag_warning(NULL, "-d %s: %s", name, why);
-	}
-	for (i = 0; em->opt->ldd && i < n; i++) {
-		struct target **libs;
-		int k = target_program_needed((*files)[i], &libs);
-
-		for (int j = 0; j < k; j++)
-			add_usym_file(files, &n, libs[j]);
-	}
-	return n;
-}
-
 /* usymname()'s and ubacktrace()'s table */
 static void emit_usym_table(struct emitter *em, struct strbuf *out)
 {
-	struct target **files;
+	struct target **files = em->prog->ufiles;
 	struct strbuf table = { 0 };
 	bool cfi = unwinds_user(em->prog);
-	int n = usym_files(em, &files), i;
+	int n = em->prog->nufiles, i;
 
 	sb_puts(&table, "");
 	for (i = 0; i < n; i++) {

@@ -8,7 +8,8 @@
  * guest's KTAP_HOSTROOT (guest/frames.h). From the ELF file itself come
  * its build-id, its loadable segments (a link-time address's offset in
  * the file, which uprobes take), its functions by the symbol table
- * (.symtab, else .dynsym) and its SDT markers (.note.stapsdt); its DWARF
+ * (.symtab, else the debug file's .symtab, else .dynsym), the libraries
+ * it needs (DT_NEEDED) and its SDT markers (.note.stapsdt); its DWARF
  * is its own, the build-id file under /usr/lib/debug/.build-id, or what
  * its .gnu_debuglink names (target.c opens it).
  */
@@ -336,6 +337,39 @@ static void debug_candidates(struct target *t, const struct program_image *im)
 	t->ndebug_candidates = n;
 }
 
+/*
+ * A stripped file's local functions from its debug file's .symtab
+ * (libc6-dbg's has __libc_start_call_main, the stdio internals): the
+ * first debug candidate with t's build-id and a symbol table. The
+ * addresses are the file's own.
+ */
+static void debug_symbols(struct target *t, struct program_image *im)
+{
+	for (int i = 1; i < t->ndebug_candidates; i++) {
+		const char *path = t->debug_candidates[i];
+		char *id = target_build_id_of(path);
+		int fd;
+		Elf *e;
+
+		if (!id || !t->build_id || strcmp(id, t->build_id) != 0 ||
+		    (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		if ((e = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
+			struct program_image dbg = { 0 };
+
+			if (read_symbols(e, &dbg, SHT_SYMTAB)) {
+				im->syms = dbg.syms;
+				im->nsyms = dbg.nsyms;
+				im->has_symtab = true;
+			}
+			elf_end(e);
+		}
+		close(fd);
+		if (im->has_symtab)
+			return;
+	}
+}
+
 static bool under_guest(void)
 {
 	struct target *k = target_kernel();
@@ -374,6 +408,8 @@ struct target *target_program(const char *name, char **why)
 	t->prog = im;
 	t->dyn = im->is_dyn;
 	debug_candidates(t, im);
+	if (!im->has_symtab)
+		debug_symbols(t, im);
 	programs = xrealloc(programs, (nprograms + 1) * sizeof(*programs));
 	programs[nprograms++] = t;
 	return t;
