@@ -184,16 +184,20 @@ static unsigned int ktap_ustack_capture(struct ktap_context *c, unsigned long **
  * @o: the sink
  * @addr: a user address of the current task
  * @flags: KTAP_USYM_*
+ * @ret: @addr is a return address: named by the call before it
  * @whole: only append if it all fits (a string sink)
  *
  * "name+0xOFF[/0xSIZE] [file]" when the function is known; else, when a
  * file is mapped there, "0xADDR [file+0xOFF]" with the offset in the
- * file; else the address in hex.
+ * file; else the address in hex. A return address is looked up a byte
+ * back, since the call of a noreturn function (exit() calling
+ * __run_exit_handlers()) may be its function's last instruction; the
+ * offset is still @addr's.
  *
  * Return: false if @whole and it did not fit.
  */
 static bool ktap_usym_text(struct ktap_out *o, unsigned long addr, unsigned int flags,
-			   bool whole)
+			   bool ret, bool whole)
 {
 	char *path = *this_cpu_ptr(&ktap_upath_buf), *line = *this_cpu_ptr(&ktap_uline_buf);
 	const size_t size = sizeof(ktap_uline_buf);
@@ -201,11 +205,13 @@ static bool ktap_usym_text(struct ktap_out *o, unsigned long addr, unsigned int 
 	struct ktap_uplace at;
 	size_t k = 0;
 
-	if (!ktap_umod_lookup(addr, path, &at) && (flags & KTAP_USYM_MODULE)) {
+	if (!ktap_umod_lookup(addr - ret, path, &at) && (flags & KTAP_USYM_MODULE)) {
 		mod = path;
 		if ((flags & KTAP_USYM_BASENAME) && strrchr(path, '/'))
 			mod = strrchr(path, '/') + 1;
 	}
+	at.sym_off += ret;
+	at.file_off += ret;
 	if (flags & KTAP_USYM_HEX)
 		k += scnprintf(line, size, " %#lx : ", addr);
 	if (at.sym) {
@@ -215,8 +221,7 @@ static bool ktap_usym_text(struct ktap_out *o, unsigned long addr, unsigned int 
 		if (mod)
 			k += scnprintf(line + k, size - k, " [%s]", mod);
 	} else if (mod) {
-		k += scnprintf(line + k, size - k, "%#lx [%s+%#lx]", addr, mod,
-			       at.file_off);
+		k += scnprintf(line + k, size - k, "%#lx [%s+%#lx]", addr, mod, at.file_off);
 	} else {
 		k += scnprintf(line + k, size - k, "%#lx", addr);
 	}
@@ -226,16 +231,17 @@ static bool ktap_usym_text(struct ktap_out *o, unsigned long addr, unsigned int 
 	return true;
 }
 
-/* one frame a line; a string sink keeps the lines that fit whole */
+/* one frame a line, return addresses (@unwound: all but the first)
+ * named by their call; a string sink keeps the lines that fit whole */
 static void ktap_uframes_out(struct ktap_out *o, const unsigned long *entries,
-			     unsigned int n, unsigned int flags, bool whole)
+			     unsigned int n, unsigned int flags, bool unwound, bool whole)
 {
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
 		size_t len = o->len;
 
-		if (!ktap_usym_text(o, entries[i], flags, whole))
+		if (!ktap_usym_text(o, entries[i], flags, unwound && i, whole))
 			return;
 		if (whole && o->len == o->cap) {
 			o->len = len;	/* no room for its newline */
@@ -292,7 +298,7 @@ static __maybe_unused void ktap_print_ubacktrace(struct ktap_context *c,
 	struct ktap_out o;
 
 	ktap_out_print(&o, c);
-	ktap_uframes_out(&o, entries, n, flags, false);
+	ktap_uframes_out(&o, entries, n, flags, true, false);
 	c->print_len = o.len;
 }
 
@@ -308,7 +314,7 @@ static __maybe_unused void ktap_sprint_ubacktrace(struct ktap_context *c, char *
 	unsigned int n = ktap_ustack_capture(c, &entries);
 	struct ktap_out o = { .c = c, .buf = dst, .cap = MAXSTRINGLEN - 1 };
 
-	ktap_uframes_out(&o, entries, n, KTAP_USYM_SIMPLE, true);
+	ktap_uframes_out(&o, entries, n, KTAP_USYM_SIMPLE, true, true);
 	dst[o.len] = '\0';
 }
 
@@ -366,7 +372,7 @@ static __maybe_unused void ktap_usymdata(struct ktap_context *c, char *dst,
 {
 	struct ktap_out o = { .c = c, .buf = dst, .cap = MAXSTRINGLEN - 1 };
 
-	ktap_usym_text(&o, addr, KTAP_USYM_DATA, false);
+	ktap_usym_text(&o, addr, KTAP_USYM_DATA, false, false);
 	dst[o.len] = '\0';
 }
 
@@ -383,7 +389,7 @@ static __maybe_unused void ktap_print_usyms(struct ktap_context *c, const char *
 	struct ktap_out o;
 
 	ktap_out_print(&o, c);
-	ktap_uframes_out(&o, entries, n, KTAP_USYM_FULL, false);
+	ktap_uframes_out(&o, entries, n, KTAP_USYM_FULL, false, false);
 	c->print_len = o.len;
 }
 
@@ -401,7 +407,7 @@ static __maybe_unused void ktap_sprint_usyms(struct ktap_context *c, char *dst,
 	unsigned int n = ktap_stack_parse(list, entries, KTAP_MAXBACKTRACE);
 	struct ktap_out o = { .c = c, .buf = dst, .cap = MAXSTRINGLEN - 1 };
 
-	ktap_uframes_out(&o, entries, n, KTAP_USYM_FULL, true);
+	ktap_uframes_out(&o, entries, n, KTAP_USYM_FULL, false, true);
 	dst[o.len] = '\0';
 }
 
