@@ -2496,8 +2496,9 @@ static int usym_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* the functions of one probed file by file offset (runtime/usyms.h) */
-static void emit_usyms_of(struct strbuf *out, struct target *t, int k)
+/* the functions of one probed file by file offset (runtime/usyms.h); how
+ * many (the array has a placeholder when there are none) */
+static int emit_usyms_of(struct strbuf *out, struct target *t, int k)
 {
 	struct program_symbol *syms;
 	int n = target_program_functions(t, "*", &syms), i, m = 0;
@@ -2515,6 +2516,7 @@ static void emit_usyms_of(struct strbuf *out, struct target *t, int k)
 	if (!m)
 		sb_puts(out, "\t{ 0 },\n");
 	sb_puts(out, "};\n");
+	return m;
 }
 
 /* the unwind rows of one file (runtime/usyms.h, runtime/ustack.h) */
@@ -2554,11 +2556,12 @@ static void emit_usym_table(struct emitter *em, struct strbuf *out)
 
 	sb_puts(&table, "");
 	for (i = 0; i < n; i++) {
-		emit_usyms_of(out, files[i], i);
+		int nsyms = emit_usyms_of(out, files[i], i);
+
 		if (cfi)
 			emit_ucfi_of(out, files[i], i);
-		sb_printf(&table, "\t{ %s, ktap_usyms_%d, ARRAY_SIZE(ktap_usyms_%d)",
-			  c_string(files[i]->load_path), i, i);
+		sb_printf(&table, "\t{ %s, ktap_usyms_%d, %d", c_string(files[i]->load_path), i,
+			  nsyms);
 		if (cfi)
 			sb_printf(&table, ", ktap_ucfi_%d, ARRAY_SIZE(ktap_ucfi_%d)", i, i);
 		sb_puts(&table, " },\n");
