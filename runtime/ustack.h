@@ -125,6 +125,36 @@ static bool ktap_ustep(struct ktap_uframe *f, const struct ktap_ucfi *row)
 }
 
 /**
+ * ktap_uunwind_from() - the current task's user stack from given registers
+ * @f: the innermost frame's pc, sp and rbp
+ * @entries: where the addresses go
+ * @max: room in @entries
+ *
+ * Return: the number of addresses: @f->pc, then the return addresses.
+ */
+static unsigned int ktap_uunwind_from(struct ktap_uframe *f, unsigned long *entries,
+				      unsigned int max)
+{
+	struct mm_struct *mm = (current->flags & PF_KTHREAD) ? NULL : current->mm;
+	unsigned int n = 0;
+
+	if (!mm || !max)
+		return 0;
+	entries[n++] = f->pc;
+	if (!mmap_read_trylock(mm))
+		return n;
+	while (n < max) {
+		const struct ktap_ucfi *row = ktap_ucfi_find(mm, n == 1 ? f->pc : f->pc - 1);
+
+		if (!row || !ktap_ustep(f, row))
+			break;
+		entries[n++] = f->pc;
+	}
+	mmap_read_unlock(mm);
+	return n;
+}
+
+/**
  * ktap_uunwind() - the current task's user stack
  * @c: the context
  * @entries: where the addresses go
@@ -138,26 +168,13 @@ static unsigned int ktap_uunwind(struct ktap_context *c, unsigned long *entries,
 				 unsigned int max)
 {
 	struct pt_regs *regs = ktap_user_regs(c);
-	struct mm_struct *mm = current->mm;
 	struct ktap_uframe f;
-	unsigned int n = 0;
 
-	if (!regs || !max)
+	if (!regs)
 		return 0;
 	f = (struct ktap_uframe){ instruction_pointer(regs), user_stack_pointer(regs),
 				  regs->bp, true };
-	entries[n++] = f.pc;
-	if (!mmap_read_trylock(mm))
-		return n;
-	while (n < max) {
-		const struct ktap_ucfi *row = ktap_ucfi_find(mm, n == 1 ? f.pc : f.pc - 1);
-
-		if (!row || !ktap_ustep(&f, row))
-			break;
-		entries[n++] = f.pc;
-	}
-	mmap_read_unlock(mm);
-	return n;
+	return ktap_uunwind_from(&f, entries, max);
 }
 
 /* the stack of this hit in this CPU's buffer; the count */
@@ -299,6 +316,27 @@ static __maybe_unused void ktap_print_ubacktrace(struct ktap_context *c,
 
 	ktap_out_print(&o, c);
 	ktap_uframes_out(&o, entries, n, flags, true, false);
+	c->print_len = o.len;
+}
+
+/**
+ * ktap_print_ubacktrace_at() - print_ubacktrace(pc, sp, fp): print the
+ *	user stack unwound from the given pc, stack pointer and rbp
+ * @c: the context
+ * @pc: the innermost frame's address
+ * @sp: its stack pointer
+ * @fp: its rbp (used where a frame's CFA is rbp-based)
+ */
+static __maybe_unused void ktap_print_ubacktrace_at(struct ktap_context *c, unsigned long pc,
+						    unsigned long sp, unsigned long fp)
+{
+	unsigned long *entries = *this_cpu_ptr(&ktap_ustack_buf);
+	struct ktap_uframe f = { pc, sp, fp, true };
+	unsigned int n = ktap_uunwind_from(&f, entries, KTAP_MAXBACKTRACE);
+	struct ktap_out o;
+
+	ktap_out_print(&o, c);
+	ktap_uframes_out(&o, entries, n, KTAP_USYM_FULL, true, false);
 	c->print_len = o.len;
 }
 
