@@ -239,16 +239,27 @@ struct ktap_usym_api {
 	const char *name;
 };
 
+struct ktap_ucfi_api {
+	unsigned int start;
+	int cfa_off;
+	signed char cfa_reg;
+	signed char ra_off;
+	signed char rbp_off;
+};
+
 struct ktap_usym_file_api {
 	const char *path;
 	const struct ktap_usym_api *syms;
 	unsigned int nsyms;
+	const struct ktap_ucfi_api *cfi;
+	unsigned int ncfi;
 };
 
 #ifndef KTAP_API_EXPORT
 /* in the light unit, the declarations above are the runtime's types */
 #define ktap_usym ktap_usym_api
 #define ktap_usym_file ktap_usym_file_api
+#define ktap_ucfi ktap_ucfi_api
 #define ktap_probe ktap_probe_api
 #define ktap_lock_use ktap_lock_use_api
 #define ktap_key ktap_key_api

@@ -21,6 +21,8 @@
  *   uaccess.h    no-fault reads of kernel and user memory
  *   target.h     target variables: registers, kernel reads by DWARF/BTF
  *   stack.h      backtraces (the kernel's unwinder) and symbol names
+ *   usyms.h      user-space files, symbols and unwind rows of the module
+ *   ustack.h     user stacks: unwinding by the rows (DWARF CFI)
  *   time.h       timer probes, clocks
  *   procfs.h     procfs probes: /proc/ktap/MODULE/NAME and their $value
  *   perf.h       perf event probes: a kernel counter per CPU
@@ -89,6 +91,7 @@
 #include "target.h"
 #include "stack.h"
 #include "usyms.h"
+#include "ustack.h"
 #include "time.h"
 #include "procfs.h"
 #include "perf.h"

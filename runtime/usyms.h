@@ -28,15 +28,42 @@ struct ktap_usym {
 };
 
 /**
+ * struct ktap_ucfi - one row of a file's unwind table (runtime/ustack.h)
+ * @start: the file offset the row starts at; it ends where the next starts
+ * @cfa_off: the caller's stack pointer (the CFA) is the register + this
+ * @cfa_reg: 7 (rsp) or 6 (rbp), the DWARF numbers; -1: a stop row
+ * @ra_off: the return address is saved at CFA + this
+ * @rbp_off: the caller's rbp: 0 unchanged, KTAP_UCFI_RBP_LOST not known,
+ *	else saved at CFA + this
+ *
+ * The translator turns the file's DWARF CFI (.eh_frame, .debug_frame)
+ * into these rows (translator/target/cfi.c).
+ */
+struct ktap_ucfi {
+	unsigned int start;
+	int cfa_off;
+	signed char cfa_reg;
+	signed char ra_off;
+	signed char rbp_off;
+};
+
+#define KTAP_UCFI_RBP_LOST 127
+
+/**
  * struct ktap_usym_file - the functions of one probed file
  * @path: the file, as this machine names it
  * @syms: its functions, sorted by offset
  * @nsyms: how many
+ * @cfi: its unwind rows, sorted by offset, the last a stop row; NULL
+ *	when the script unwinds no user stack
+ * @ncfi: how many
  */
 struct ktap_usym_file {
 	const char *path;
 	const struct ktap_usym *syms;
 	unsigned int nsyms;
+	const struct ktap_ucfi *cfi;
+	unsigned int ncfi;
 };
 
 #ifdef KTAP_PREBUILT
@@ -91,7 +118,8 @@ static __maybe_unused void ktap_usyms_close(void)
 }
 
 /* the function of @file at offset @off, or NULL */
-static const char *ktap_usym_at(const struct ktap_usym_file *file, unsigned long off)
+static const struct ktap_usym *ktap_usym_at(const struct ktap_usym_file *file,
+					    unsigned long off)
 {
 	unsigned int lo = 0, hi = file->nsyms;
 
@@ -107,35 +135,68 @@ static const char *ktap_usym_at(const struct ktap_usym_file *file, unsigned long
 		return NULL;
 	if (file->syms[lo - 1].size && off - file->syms[lo - 1].offset >= file->syms[lo - 1].size)
 		return NULL;
-	return file->syms[lo - 1].name;
+	return &file->syms[lo - 1];
 }
+
+/* the table's index of the file mapped by @vma, or -1 */
+static int ktap_ufile_of(const struct vm_area_struct *vma)
+{
+	struct inode *inode;
+	unsigned int i;
+
+	if (!vma->vm_file || !ktap_usym_inodes)
+		return -1;
+	inode = file_inode(vma->vm_file);
+	for (i = 0; i < READ_ONCE(ktap_usym_ntable); i++)
+		if (ktap_usym_inodes[i] == inode)
+			return i;
+	return -1;
+}
+
+/* the offset in the mapped file of @addr, which @vma holds */
+static inline unsigned long ktap_ufile_offset(const struct vm_area_struct *vma,
+					      unsigned long addr)
+{
+	return addr - vma->vm_start + (vma->vm_pgoff << PAGE_SHIFT);
+}
+
+/**
+ * struct ktap_uplace - what a user address is (ktap_umod_lookup())
+ * @sym: the function there, when the file is one the module knows, or NULL
+ * @sym_off: @addr's offset in @sym
+ * @file_off: @addr's offset in the mapped file
+ * @file_size: the mapped file's size
+ */
+struct ktap_uplace {
+	const struct ktap_usym *sym;
+	unsigned long sym_off, file_off;
+	loff_t file_size;
+};
 
 /**
  * ktap_umod_lookup() - the mapping of the current task that holds @addr
  * @addr: a user address
  * @dst: MAXSTRINGLEN bytes for the mapped file's path, or NULL
- * @sym: the function there when the file is a probed one, or NULL
+ * @at: where the function and offsets go, or NULL
  *
  * Return: 0; -ESRCH without a user address space, -EAGAIN when its lock
  * is taken, -ENOENT when no file is mapped at @addr.
  */
-static int ktap_umod_lookup(unsigned long addr, char *dst, const char **sym)
+static int ktap_umod_lookup(unsigned long addr, char *dst, struct ktap_uplace *at)
 {
 	struct mm_struct *mm = (current->flags & PF_KTHREAD) ? NULL : current->mm;
 	struct vm_area_struct *vma;
-	unsigned int i;
-	int ret = -ENOENT;
+	int ret = -ENOENT, i;
 
-	if (sym)
-		*sym = NULL;
+	if (at)
+		memset(at, 0, sizeof(*at));
 	if (!mm)
 		return -ESRCH;
 	if (!mmap_read_trylock(mm))
 		return -EAGAIN;
 	vma = vma_lookup(mm, addr);
 	if (vma && vma->vm_file) {
-		struct inode *inode = file_inode(vma->vm_file);
-		unsigned long off = addr - vma->vm_start + (vma->vm_pgoff << PAGE_SHIFT);
+		unsigned long off = ktap_ufile_offset(vma, addr);
 
 		ret = 0;
 		if (dst) {
@@ -146,9 +207,13 @@ static int ktap_umod_lookup(unsigned long addr, char *dst, const char **sym)
 			else
 				memmove(dst, p, strlen(p) + 1);
 		}
-		for (i = 0; sym && ktap_usym_inodes && i < READ_ONCE(ktap_usym_ntable); i++)
-			if (ktap_usym_inodes[i] == inode)
-				*sym = ktap_usym_at(&ktap_usym_table[i], off);
+		i = ktap_ufile_of(vma);
+		if (at) {
+			at->file_off = off;
+			at->file_size = i_size_read(file_inode(vma->vm_file));
+			at->sym = i >= 0 ? ktap_usym_at(&ktap_usym_table[i], off) : NULL;
+			at->sym_off = at->sym ? off - at->sym->offset : 0;
+		}
 	}
 	mmap_read_unlock(mm);
 	return ret;
@@ -188,10 +253,10 @@ static __maybe_unused void ktap_umodname(struct ktap_context *c, char *dst,
 static __maybe_unused void ktap_usymname(struct ktap_context *c, char *dst,
 					 unsigned long addr)
 {
-	const char *sym;
+	struct ktap_uplace at;
 
-	if (!ktap_umod_lookup(addr, NULL, &sym) && sym)
-		strscpy(dst, sym, MAXSTRINGLEN);
+	if (!ktap_umod_lookup(addr, NULL, &at) && at.sym)
+		strscpy(dst, at.sym->name, MAXSTRINGLEN);
 	else
 		snprintf(dst, MAXSTRINGLEN, "0x%lx", addr);
 }

@@ -365,6 +365,7 @@ static void key_options(struct sha256 *s, const struct options *opt)
 		key_str(s, "-G", opt->global_settings[i]);
 	for (i = 0; i < opt->nsymbol_modules; i++)
 		key_str(s, "-d", opt->symbol_modules[i]);
+	key_str(s, "--ldd", opt->ldd ? "yes" : "no");
 	for (i = 0; i < opt->ninclude_dirs; i++) {
 		key_dir(s, opt->include_dirs[i], ".stp", false);
 		key_dir(s, opt->include_dirs[i], ".stpm", true);

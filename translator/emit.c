@@ -2496,8 +2496,9 @@ static int usym_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* the functions of one probed file by file offset (runtime/usyms.h) */
-static void emit_usyms_of(struct strbuf *out, struct target *t, int k)
+/* the functions of one probed file by file offset (runtime/usyms.h); how
+ * many (the array has a placeholder when there are none) */
+static int emit_usyms_of(struct strbuf *out, struct target *t, int k)
 {
 	struct program_symbol *syms;
 	int n = target_program_functions(t, "*", &syms), i, m = 0;
@@ -2515,57 +2516,55 @@ static void emit_usyms_of(struct strbuf *out, struct target *t, int k)
 	if (!m)
 		sb_puts(out, "\t{ 0 },\n");
 	sb_puts(out, "};\n");
+	return m;
 }
 
-/* usymname()'s table: every file the script probes in user space */
+/* the unwind rows of one file (runtime/usyms.h, runtime/ustack.h) */
+static void emit_ucfi_of(struct strbuf *out, struct target *t, int k)
+{
+	struct program_cfi_row *rows;
+	int n = target_program_cfi(t, &rows), i;
+
+	sb_printf(out, "static const struct ktap_ucfi ktap_ucfi_%d[] = {\n", k);
+	for (i = 0; i < n; i++)
+		sb_printf(out, "\t{ 0x%llx, %lld, %d, %d, %d },\n",
+			  (unsigned long long)rows[i].start, (long long)rows[i].cfa_off,
+			  rows[i].cfa_reg, rows[i].ra_off, rows[i].rbp_off);
+	/* the end of the last row: a stop row (or the only row) */
+	sb_printf(out, "\t{ 0x%llx, 0, -1, 0, 0 },\n};\n",
+		  n ? (unsigned long long)rows[n - 1].end : 0ULL);
+}
+
+/* a script that unwinds user stacks (the embedded C of ubacktrace() and
+ * its kin says "pragma:unwind"): the files' CFI goes into the module */
+static bool unwinds_user(const struct program *prog)
+{
+	for (int i = 0; i < prog->nfunctions; i++)
+		if (prog->functions[i]->embedded &&
+		    strstr(prog->functions[i]->embedded, "pragma:unwind"))
+			return true;
+	return false;
+}
+
+/* usymname()'s and ubacktrace()'s table */
 static void emit_usym_table(struct emitter *em, struct strbuf *out)
 {
-	struct target **files = NULL;
+	struct target **files = em->prog->ufiles;
 	struct strbuf table = { 0 };
-	int n = 0, i, j;
+	bool cfi = unwinds_user(em->prog);
+	int n = em->prog->nufiles, i;
 
 	sb_puts(&table, "");
-	for (i = 0; i < em->prog->nprobes; i++) {
-		const struct concrete_point *cp;
+	for (i = 0; i < n; i++) {
+		int nsyms = emit_usyms_of(out, files[i], i);
 
-		for (cp = em->prog->probes[i]->points; cp; cp = cp->next) {
-			if (!cp->file)
-				continue;
-			for (j = 0; j < n && files[j] != cp->file; j++)
-				;
-			if (j < n)
-				continue;
-			files = xrealloc(files, (n + 1) * sizeof(*files));
-			files[n] = cp->file;
-			emit_usyms_of(out, cp->file, n);
-			sb_printf(&table, "\t{ %s, ktap_usyms_%d, ARRAY_SIZE(ktap_usyms_%d) },\n",
-				  c_string(cp->file->load_path), n, n);
-			n++;
-		}
-	}
-	/* -d PATH: a program or library whose functions usymname() names
-	 * though the script does not probe it (-d kernel and modules: the
-	 * kernel's names are there at run time) */
-	for (i = 0; i < em->opt->nsymbol_modules; i++) {
-		const char *name = em->opt->symbol_modules[i];
-		char *why = NULL;
-		struct target *t = strchr(name, '/') ? target_program(name, &why) : NULL;
-
-		if (!t) {
-			if (why)
-				diag_warning(NULL, "-d %s: %s", name, why);
-			continue;
-		}
-		for (j = 0; j < n && files[j] != t; j++)
-			;
-		if (j < n)
-			continue;
-		files = xrealloc(files, (n + 1) * sizeof(*files));
-		files[n] = t;
-		emit_usyms_of(out, t, n);
-		sb_printf(&table, "\t{ %s, ktap_usyms_%d, ARRAY_SIZE(ktap_usyms_%d) },\n",
-			  c_string(t->load_path), n, n);
-		n++;
+		if (cfi)
+			emit_ucfi_of(out, files[i], i);
+		sb_printf(&table, "\t{ %s, ktap_usyms_%d, %d", c_string(files[i]->load_path), i,
+			  nsyms);
+		if (cfi)
+			sb_printf(&table, ", ktap_ucfi_%d, ARRAY_SIZE(ktap_ucfi_%d)", i, i);
+		sb_puts(&table, " },\n");
 	}
 	sb_printf(out, "KTAP_UNIT_DEF const struct ktap_usym_file ktap_usym_files[] = {\n%s%s};\n"
 		       "KTAP_UNIT_DEF const unsigned int ktap_nr_usym_files = %d;\n\n",

@@ -136,6 +136,9 @@ struct program {
 	struct embedded_block **embedded;
 	int nembedded;
 	const char *module_name;
+	struct target **ufiles;		/* the user-space files whose symbols
+					 * (and CFI) the module holds */
+	int nufiles;
 	struct source **sources_used;	/* tapsets of called functions, matched
 					 * aliases, declared globals (the cache
 					 * checks them again before a hit) */

@@ -1083,6 +1083,53 @@ static void merge_identical_handlers(struct program *prog)
 	xfree(text);
 }
 
+/* ---- the user-space files the module knows ---- */
+
+static void add_user_file(struct program *prog, struct target *t)
+{
+	for (int j = 0; j < prog->nufiles; j++)
+		if (prog->ufiles[j] == t)
+			return;
+	prog->ufiles = xrealloc(prog->ufiles, (prog->nufiles + 1) * sizeof(t));
+	prog->ufiles[prog->nufiles++] = t;
+	/* their symbols and unwind rows go into the module: a rebuilt file
+	 * must not hit the cache */
+	if (target_file_source(t))
+		note_source(prog, target_file_source(t));
+}
+
+/* the programs and libraries whose symbols usymname() and whose CFI
+ * ubacktrace() use: every file the script probes in user space; -d PATH
+ * ones (-d kernel and modules: the kernel's names are there at run
+ * time); with --ldd, the libraries each of those needs */
+static void collect_user_files(struct resolver *r)
+{
+	struct program *prog = r->prog;
+	int i;
+
+	for (i = 0; i < prog->nprobes; i++)
+		for (const struct concrete_point *cp = prog->probes[i]->points; cp; cp = cp->next)
+			if (cp->file)
+				add_user_file(prog, cp->file);
+	for (i = 0; i < r->opt->nsymbol_modules; i++) {
+		const char *name = r->opt->symbol_modules[i];
+		char *why = NULL;
+		struct target *t = strchr(name, '/') ? target_program(name, &why) : NULL;
+
+		if (t)
+			add_user_file(prog, t);
+		else if (why)
+			diag_warning(NULL, "-d %s: %s", name, why);
+	}
+	for (i = 0; r->opt->ldd && i < prog->nufiles; i++) {
+		struct target **libs;
+		int k = target_program_needed(prog->ufiles[i], &libs);
+
+		for (int j = 0; j < k; j++)
+			add_user_file(prog, libs[j]);
+	}
+}
+
 struct program *resolve_program(struct file *user, struct options *opt)
 {
 	struct resolver r = { 0 };
@@ -1122,6 +1169,7 @@ struct program *resolve_program(struct file *user, struct options *opt)
 	if (!opt->unoptimized)		/* -u: every assignment stays */
 		elide_unused(&r);
 	merge_identical_handlers(prog);
+	collect_user_files(&r);
 	globals_collect(&r);
 	note_globals_sources(prog);
 	check_global_settings(&r);

@@ -192,6 +192,31 @@ bool target_program_has_symtab(const struct target *t);	/* not stripped */
 /* the file's bytes as a source the module cache re-hashes; NULL: unreadable */
 struct source *target_file_source(struct target *t);
 
+/* the libraries t names in DT_NEEDED (--ldd), found in the library
+ * directories; those not found are left out */
+int target_program_needed(struct target *t, struct target ***out);
+
+/* ---- target/cfi.c: a program's unwind table (ubacktrace()) ---- */
+
+/*
+ * One row of the table: at file offsets [start, end) the caller's frame
+ * is found as CFA = (cfa_reg: 7 rsp, 6 rbp) + cfa_off, its return
+ * address at CFA + ra_off, its rbp unchanged (rbp_off 0), at CFA +
+ * rbp_off, or lost (PROGRAM_CFI_RBP_LOST). cfa_reg -1: a stop row, the
+ * runtime cannot unwind from there.
+ */
+#define PROGRAM_CFI_RBP_LOST 127
+struct program_cfi_row {
+	uint64_t start, end;
+	int cfa_reg;
+	int64_t cfa_off;
+	int ra_off, rbp_off;
+};
+/* t's rows from its .eh_frame (else .debug_frame, its own or its debug
+ * file's), sorted, without gaps between the first and the last; the
+ * count (0: t has no CFI) */
+int target_program_cfi(struct target *t, struct program_cfi_row **out);
+
 /* ---- target/target.c: what every kind of target has ---- */
 
 /* the GNU build-id of an ELF file, in hex; NULL if it has none */

@@ -8,7 +8,8 @@
  * guest's KTAP_HOSTROOT (guest/frames.h). From the ELF file itself come
  * its build-id, its loadable segments (a link-time address's offset in
  * the file, which uprobes take), its functions by the symbol table
- * (.symtab, else .dynsym) and its SDT markers (.note.stapsdt); its DWARF
+ * (.symtab, else the debug file's .symtab, else .dynsym), the libraries
+ * it needs (DT_NEEDED) and its SDT markers (.note.stapsdt); its DWARF
  * is its own, the build-id file under /usr/lib/debug/.build-id, or what
  * its .gnu_debuglink names (target.c opens it).
  */
@@ -39,6 +40,8 @@ struct program_image {
 	struct program_mark *marks;
 	int nmarks;
 	const char *debuglink;		/* .gnu_debuglink's file name, or NULL */
+	const char **needed;		/* DT_NEEDED: the libraries it names */
+	int nneeded;
 	struct source *source;		/* its bytes, for the module cache */
 	bool source_read;
 };
@@ -198,6 +201,25 @@ static void read_debuglink(Elf *e, struct program_image *im)
 		im->debuglink = xstrdup(d->d_buf);
 }
 
+/* the DT_NEEDED names of .dynamic */
+static void read_needed(Elf *e, struct program_image *im)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_section(e, ".dynamic", &sh);
+	Elf_Data *d = scn && sh.sh_entsize ? elf_getdata(scn, NULL) : NULL;
+	size_t n = d ? sh.sh_size / sh.sh_entsize : 0;
+
+	im->needed = xalloc((n + 1) * sizeof(*im->needed));
+	for (size_t i = 0; i < n; i++) {
+		GElf_Dyn dyn;
+		const char *name;
+
+		if (gelf_getdyn(d, i, &dyn) && dyn.d_tag == DT_NEEDED &&
+		    (name = elf_strptr(e, sh.sh_link, dyn.d_un.d_val)))
+			im->needed[im->nneeded++] = xstrdup(name);
+	}
+}
+
 /*
  * SDT markers: each .note.stapsdt note (type 3, name "stapsdt") holds
  * the marker's address, the link-time address of .stapsdt.base (prelink
@@ -267,6 +289,7 @@ static bool read_image(const char *path, struct program_image *im, char **why)
 	if (!im->has_symtab)
 		read_symbols(e, im, SHT_DYNSYM);
 	read_debuglink(e, im);
+	read_needed(e, im);
 	read_marks(e, im);
 	elf_end(e);
 	close(fd);
@@ -314,6 +337,39 @@ static void debug_candidates(struct target *t, const struct program_image *im)
 	t->ndebug_candidates = n;
 }
 
+/*
+ * A stripped file's local functions from its debug file's .symtab
+ * (libc6-dbg's has __libc_start_call_main, the stdio internals): the
+ * first debug candidate with t's build-id and a symbol table. The
+ * addresses are the file's own.
+ */
+static void debug_symbols(struct target *t, struct program_image *im)
+{
+	for (int i = 1; i < t->ndebug_candidates; i++) {
+		const char *path = t->debug_candidates[i];
+		char *id = target_build_id_of(path);
+		int fd;
+		Elf *e;
+
+		if (!id || !t->build_id || strcmp(id, t->build_id) != 0 ||
+		    (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		if ((e = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
+			struct program_image dbg = { 0 };
+
+			if (read_symbols(e, &dbg, SHT_SYMTAB)) {
+				im->syms = dbg.syms;
+				im->nsyms = dbg.nsyms;
+				im->has_symtab = true;
+			}
+			elf_end(e);
+		}
+		close(fd);
+		if (im->has_symtab)
+			return;
+	}
+}
+
 static bool under_guest(void)
 {
 	struct target *k = target_kernel();
@@ -352,6 +408,8 @@ struct target *target_program(const char *name, char **why)
 	t->prog = im;
 	t->dyn = im->is_dyn;
 	debug_candidates(t, im);
+	if (!im->has_symtab)
+		debug_symbols(t, im);
 	programs = xrealloc(programs, (nprograms + 1) * sizeof(*programs));
 	programs[nprograms++] = t;
 	return t;
@@ -418,5 +476,22 @@ int target_program_marks(const struct target *t, const char *provider_glob,
 		if ((!provider_glob || fnmatch(provider_glob, im->marks[i].provider, 0) == 0) &&
 		    fnmatch(name_glob, im->marks[i].name, 0) == 0)
 			(*out)[n++] = im->marks[i];
+	return n;
+}
+
+int target_program_needed(struct target *t, struct target ***out)
+{
+	const struct program_image *im = t->prog;
+	char *why = NULL;
+	int n = 0;
+
+	*out = xalloc((im->nneeded + 1) * sizeof(**out));
+	for (int i = 0; i < im->nneeded; i++) {
+		char *path = search_dirs(LIBRARY_DIRS, im->needed[i]);
+		struct target *lib = path ? target_program(path, &why) : NULL;
+
+		if (lib)
+			(*out)[n++] = lib;
+	}
 	return n;
 }
