@@ -703,7 +703,9 @@ static long file_size(const char *path)
 }
 
 /* double fork: qemu lives on in its own session after ktap exits */
-static pid_t spawn_qemu(char **argv)
+/* run argv detached (its own session), output to log (appended if
+ * append): qemu, and the virtiofsd daemons of a virtiofs guest */
+static pid_t spawn_detached(char **argv, const char *logpath, bool append)
 {
 	int p[2];
 	pid_t child, qemu = -1;
@@ -716,7 +718,8 @@ static pid_t spawn_qemu(char **argv)
 		qemu = fork();
 		if (qemu == 0) {
 			int null = open("/dev/null", O_RDWR);
-			int log = open(paths()->qemu_log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+			int log = open(logpath, O_WRONLY | O_CREAT |
+					(append ? O_APPEND : O_TRUNC), 0644);
 
 			dup2(null, 0);
 			dup2(log, 1);
@@ -801,71 +804,223 @@ static int wait_ready(struct guest *g, double t0)
 	return -1;
 }
 
-/* the fixed part of qemu's command line below; the ports follow */
-#define BOOT_ARGS 31
+/* ---- the guest's file systems ---- */
+
+/*
+ * The share (<cache>/vm/run/share, the guest's /mnt/host) and the host's
+ * root (KTAP_HOSTROOT) reach the guest over virtio-9p where the kernel has
+ * 9p, else over virtiofs (the cloud flavours: CONFIG_VIRTIO_FS, no
+ * CONFIG_NET_9P). guest/guest-modules --share decides from the kernel's
+ * config; guest/mkinitramfs records its answer in <initramfs>.share.
+ * virtiofs needs a vhost-user daemon per file system on the host
+ * (qemu-system-common's virtiofsd, which exits when qemu does) and the
+ * guest's memory shared with it (a memfd backend).
+ */
+#define VIRTIOFSD	"/usr/lib/qemu/virtiofsd"
+#define GUEST_MEM	"1024"	/* MB */
+
+struct argvec {
+	char *v[96];
+	int n;
+	char *owned[16];	/* freed by argvec_free() */
+	int nowned;
+};
+
+static void arg(struct argvec *a, const char *s)
+{
+	if (a->n < (int)(sizeof(a->v) / sizeof(a->v[0])) - 1)
+		a->v[a->n++] = (char *)s;
+}
+
+/* an argument made with xasprintf(), freed with the vector */
+static void arg_own(struct argvec *a, char *s)
+{
+	if (a->nowned < (int)(sizeof(a->owned) / sizeof(a->owned[0])))
+		a->owned[a->nowned++] = s;
+	arg(a, s);
+}
+
+static void argvec_free(struct argvec *a)
+{
+	for (int i = 0; i < a->nowned; i++)
+		free(a->owned[i]);
+}
+
+static bool guest_uses_virtiofs(const char *abi)
+{
+	char *img = initramfs_path(abi);
+	char *rec = xasprintf("%s.share", img);
+	char *fs = read_whole_file(rec, NULL);
+	bool v = fs && !strncmp(fs, "virtiofs", 8);
+
+	free(fs);
+	free(rec);
+	free(img);
+	return v;
+}
+
+static char *virtiofs_sock(const char *tag)
+{
+	return xasprintf("%s/%s.vfs.sock", paths()->run, tag);
+}
+
+/*
+ * virtiofsd serving dir as tag, -1 if it does not come up. cache=always
+ * for the host's root (the guest keeps one inode per file, which uprobes
+ * need, as 9p's cache=loose does); none for the share, whose files the
+ * host writes just before the guest reads them. announce_submounts: the
+ * host's / spans file systems, whose inode numbers may collide.
+ * sandbox=chroot: the namespace sandbox's pivot_root() fails on the
+ * host's own / (EBUSY).
+ */
+static pid_t start_virtiofsd(const char *tag, const char *dir, const char *cache)
+{
+	char *sock = virtiofs_sock(tag);
+	char *log = xasprintf("%s/virtiofsd.log", paths()->run);
+	char *sockarg = xasprintf("--socket-path=%s", sock);
+	char *src = xasprintf("source=%s", dir);
+	char *c = xasprintf("cache=%s", cache);
+	char *argv[] = { VIRTIOFSD, sockarg, "-o", src, "-o", c,
+			 "-o", "announce_submounts", "-o", "sandbox=chroot", NULL };
+	pid_t pid;
+
+	unlink(sock);
+	pid = spawn_detached(argv, log, true);
+	for (int i = 0; pid > 0 && i < 200 && !file_exists(sock); i++)
+		usleep(25000);
+	if (pid > 0 && !file_exists(sock)) {
+		vm_err("virtiofsd for %s did not start (%s)", dir, log);
+		kill(pid, SIGKILL);
+		pid = -1;
+	}
+	free(sock);
+	free(log);
+	free(sockarg);
+	free(src);
+	free(c);
+	return pid;
+}
+
+/* qemu's side of a virtiofs file system: its socket and device */
+static void virtiofs_args(struct argvec *a, const char *tag)
+{
+	char *sock = virtiofs_sock(tag);
+
+	arg(a, "-chardev");
+	arg_own(a, xasprintf("socket,id=vfs-%s,path=%s", tag, sock));
+	arg(a, "-device");
+	arg_own(a, xasprintf("vhost-user-fs-pci,chardev=vfs-%s,tag=%s", tag, tag));
+	free(sock);
+}
+
+/* the share and the host's root for a guest without 9p; false if a
+ * daemon did not start (those that did are stopped) */
+static bool virtiofs_start(struct argvec *a, pid_t daemons[2])
+{
+	daemons[0] = start_virtiofsd("host0", paths()->share, "none");
+	daemons[1] = daemons[0] > 0 ? start_virtiofsd(KTAP_HOSTROOT_TAG, "/", "always") : -1;
+	if (daemons[1] < 0) {
+		if (daemons[0] > 0)
+			kill(daemons[0], SIGTERM);
+		return false;
+	}
+	arg(a, "-object");
+	arg(a, "memory-backend-memfd,id=mem,size=" GUEST_MEM "M,share=on");
+	arg(a, "-machine");
+	arg(a, "memory-backend=mem");
+	virtiofs_args(a, "host0");
+	virtiofs_args(a, KTAP_HOSTROOT_TAG);
+	return true;
+}
+
+/* the 9p shares: the share, and the host's root read-only */
+static void virtfs_args(struct argvec *a)
+{
+	arg(a, "-virtfs");
+	arg_own(a, xasprintf("local,path=%s,mount_tag=host0,security_model=none,id=host0",
+			     paths()->share));
+	/* cache=loose in the guest (guest/init) keeps one inode per file, which
+	 * uprobes need; multidevs=remap: the host's / spans file systems */
+	arg(a, "-virtfs");
+	arg(a, "local,path=/,mount_tag=" KTAP_HOSTROOT_TAG
+	       ",security_model=none,readonly=on,multidevs=remap,id=" KTAP_HOSTROOT_TAG);
+}
+
+/* a port, its chardev and its socket per session slot */
+static void port_args(struct argvec *a)
+{
+	arg(a, "-device");
+	arg(a, "virtio-serial-pci");
+	for (int k = 0; k < KTAP_AGENT_PORTS; k++) {
+		char *sock = slot_sock(k);
+
+		unlink(sock);
+		arg(a, "-chardev");
+		arg_own(a, xasprintf("socket,id=ctl%d,path=%s,server=on,wait=off", k, sock));
+		arg(a, "-device");
+		arg_own(a, xasprintf("virtserialport,chardev=ctl%d,name=" KTAP_AGENT_PORT "%d",
+				     k, k));
+		free(sock);
+	}
+}
 
 static int boot_guest(const char *abi, struct guest *g)
 {
 	const struct vm_paths *p = paths();
 	char *kdir = xasprintf("%s/%s", p->vm, abi);
-	char *kernel = xasprintf("%s/vmlinux-pvh", kdir);
 	char *initrd = initramfs_path(abi);
-	char *serial = xasprintf("file:%s", p->console);
-	char *virtfs = xasprintf("local,path=%s,mount_tag=host0,security_model=none,id=host0",
-				 p->share);
-	/* cache=loose in the guest (guest/init) keeps one inode per file, which
-	 * uprobes need; multidevs=remap: the host's / spans file systems */
-	char *hostroot = "local,path=/,mount_tag=" KTAP_HOSTROOT_TAG
-			 ",security_model=none,readonly=on,multidevs=remap,id=" KTAP_HOSTROOT_TAG;
 	char *old = xasprintf("%s.1", p->console);
-	char *qemu = qemu_path(abi);
-	char *firmware = xasprintf("%s/qemu/usr/share/qemu", kdir);
-	char *argv[] = {
-		qemu, "-L", firmware, "-name", "ktap-guest",
-		"-accel", "tcg,thread=multi", "-cpu", "qemu64", "-m", "1024", "-smp", "2",
-		"-nodefaults", "-display", "none", "-no-reboot",
-		"-kernel", kernel, "-initrd", initrd, "-append", (char *)qemu_append,
-		"-serial", serial,
-		"-virtfs", virtfs, "-virtfs", hostroot,
-		"-device", "virtio-serial-pci",
-		[BOOT_ARGS + 4 * KTAP_AGENT_PORTS] = NULL,
-	};
+	struct argvec a = { .n = 0 };
+	bool virtiofs = guest_uses_virtiofs(abi);
+	pid_t daemons[2] = { -1, -1 };
 	double t0 = now_seconds();
-	int rc, n = BOOT_ARGS;
+	int rc = -1;
 
-	/* a port, its chardev and its socket per session slot */
-	for (int k = 0; k < KTAP_AGENT_PORTS; k++) {
-		char *sock = slot_sock(k);
-
-		unlink(sock);
-		argv[n++] = "-chardev";
-		argv[n++] = xasprintf("socket,id=ctl%d,path=%s,server=on,wait=off", k, sock);
-		argv[n++] = "-device";
-		argv[n++] = xasprintf("virtserialport,chardev=ctl%d,name=" KTAP_AGENT_PORT "%d", k, k);
-		free(sock);
-	}
+	arg_own(&a, qemu_path(abi));
+	arg(&a, "-L");
+	arg_own(&a, xasprintf("%s/qemu/usr/share/qemu", kdir));
+	arg(&a, "-name"), arg(&a, "ktap-guest");
+	arg(&a, "-accel"), arg(&a, "tcg,thread=multi");
+	arg(&a, "-cpu"), arg(&a, "qemu64");
+	arg(&a, "-m"), arg(&a, GUEST_MEM);
+	arg(&a, "-smp"), arg(&a, "2");
+	arg(&a, "-nodefaults"), arg(&a, "-display"), arg(&a, "none"), arg(&a, "-no-reboot");
+	arg(&a, "-kernel"), arg_own(&a, xasprintf("%s/vmlinux-pvh", kdir));
+	arg(&a, "-initrd"), arg(&a, initrd);
+	arg(&a, "-append"), arg(&a, qemu_append);
+	arg(&a, "-serial"), arg_own(&a, xasprintf("file:%s", p->console));
 	rename(p->console, old);
 	remove_tree(p->share);
 	mkdir_p(p->share);
-	progress("booting the guest (kernel %s, qemu TCG)...", abi);
+	if (virtiofs && !file_exists(VIRTIOFSD)) {
+		vm_err("kernel %s has no 9p: its guest shares files over virtiofs, "
+		       "which needs %s (apt-get install qemu-system-common)", abi, VIRTIOFSD);
+		goto out;
+	}
+	if (virtiofs && !virtiofs_start(&a, daemons))
+		goto out;
+	if (!virtiofs)
+		virtfs_args(&a);
+	port_args(&a);
+	progress("booting the guest (kernel %s, qemu TCG%s)...", abi,
+		 virtiofs ? ", virtiofs" : "");
 	memset(g, 0, sizeof(*g));
-	g->pid = spawn_qemu(argv);
+	g->pid = spawn_detached(a.v, p->qemu_log, false);
 	snprintf(g->abi, sizeof(g->abi), "%s", abi);
 	g->initrd_mtime = file_mtime_ns(initrd);
 	g->booted = time(NULL);
 	if (g->pid > 0)
 		guest_write(g);
 	rc = wait_ready(g, t0);
+	/* a daemon whose qemu never connected would wait for ever */
+	for (int i = 0; rc && i < 2; i++)
+		if (daemons[i] > 0)
+			kill(daemons[i], SIGTERM);
+out:
+	argvec_free(&a);
 	free(kdir);
-	free(kernel);
 	free(initrd);
-	free(serial);
-	free(virtfs);
-	for (int i = BOOT_ARGS; i < n; i += 2)
-		free(argv[i + 1]);
 	free(old);
-	free(qemu);
-	free(firmware);
 	return rc;
 }
 
