@@ -65,7 +65,36 @@
  * about 0.2 us.
  */
 static const char *const qemu_append =
-	"console=ttyS0 quiet panic=-1 oops=panic softlockup_panic=1 tsc=reliable";
+	"console=ttyS0 loglevel=5 panic=-1 oops=panic softlockup_panic=1 tsc=reliable";
+
+/*
+ * loglevel=5 rather than quiet: a WARNING (and its "cut here" and
+ * registers) is printed at KERN_WARNING, which quiet keeps off the
+ * console, so neither a panic it causes nor the check after each run
+ * (console_warnings()) could show it.
+ *
+ * KTAP_VM_PANIC_ON_WARN=1 (the test suite sets it) boots the guest with
+ * panic_on_warn=1: a WARNING panics the guest and fails the run that
+ * caused it. It is off by default: a WARNING from a user's own script is
+ * reported after the run, but does not take the guest and whatever else
+ * runs there down with it. A running guest booted the other way is
+ * restarted; which way it was booted is read from qemu's command line.
+ */
+#define PANIC_ON_WARN_ARG "panic_on_warn=1"
+
+static bool want_panic_on_warn(void)
+{
+	const char *env = getenv("KTAP_VM_PANIC_ON_WARN");
+
+	return env && *env && strcmp(env, "0") != 0;
+}
+
+/* the guest kernel's command line; the caller frees it */
+static char *kernel_cmdline(void)
+{
+	return xasprintf("%s%s", qemu_append,
+			 want_panic_on_warn() ? " " PANIC_ON_WARN_ARG : "");
+}
 
 /*
  * qemu/ (boot_guest()): the guest runs in the QEMU that guest/provision
@@ -563,20 +592,21 @@ struct guest {
 	long booted;		/* time(), for status */
 };
 
-static bool qemu_alive(pid_t pid)
+/* pid's command line, its words joined by spaces, into cmd; false if
+ * there is no such process */
+static bool proc_cmdline(pid_t pid, char *cmd, size_t size)
 {
-	char path[64], cmd[8192];
+	char path[64];
 	ssize_t n;
 	int fd;
 
 	if (pid <= 0 || kill(pid, 0) < 0)
 		return false;
-	/* the pid may have been reused: check it is our qemu */
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	n = read(fd, cmd, sizeof(cmd) - 1);
+	n = read(fd, cmd, size - 1);
 	close(fd);
 	if (n <= 0)
 		return false;
@@ -584,7 +614,44 @@ static bool qemu_alive(pid_t pid)
 		if (!cmd[i])
 			cmd[i] = ' ';
 	cmd[n] = '\0';
-	return strstr(cmd, paths()->sock) != NULL;
+	return true;
+}
+
+static bool qemu_alive(pid_t pid)
+{
+	char cmd[8192];
+
+	/* the pid may have been reused: check it is our qemu */
+	return proc_cmdline(pid, cmd, sizeof(cmd)) && strstr(cmd, paths()->sock);
+}
+
+/* was the guest's kernel booted with panic_on_warn=1? */
+static bool guest_panics_on_warn(const struct guest *g)
+{
+	char cmd[8192];
+
+	return proc_cmdline(g->pid, cmd, sizeof(cmd)) &&
+	       strstr(cmd, " " PANIC_ON_WARN_ARG) != NULL;
+}
+
+/* was the guest's kernel booted with the command line we would give it
+ * (kernel_cmdline(): panic_on_warn, or an older ktap's)? */
+static bool guest_cmdline_current(const struct guest *g)
+{
+	char cmd[8192], *want = kernel_cmdline(), *arg = xasprintf(" -append %s -", want);
+	bool ok = proc_cmdline(g->pid, cmd, sizeof(cmd)) && strstr(cmd, arg);
+
+	free(want);
+	free(arg);
+	return ok;
+}
+
+/* does the running guest g run abi, the current initramfs (of mtime)
+ * and the kernel command line wanted now? */
+static bool guest_matches(const struct guest *g, const char *abi, long long mtime)
+{
+	return !strcmp(g->abi, abi) && g->initrd_mtime == mtime &&
+	       guest_cmdline_current(g);
 }
 
 /* true if the guest recorded in run/guest is alive; fields that do not
@@ -636,7 +703,7 @@ static void guest_kill(pid_t pid)
 static char *oops_start(char *text, char *tail)
 {
 	static const char *const marks[] = {
-		"BUG: ", "Oops: ", "general protection fault", "WARNING: CPU",
+		"[ cut here ]", "BUG: ", "Oops: ", "general protection fault", "WARNING: CPU",
 		"Kernel panic", "watchdog: BUG",
 	};
 	char *first = NULL;
@@ -654,16 +721,16 @@ static char *oops_start(char *text, char *tail)
 	return first;
 }
 
-/* print the last lines of the console log, from offset 'from' on */
-static void console_tail(long from, int lines)
+/* the console log from offset 'from' on (its last MiB at most), NUL
+ * ended, its length in *len; NULL if there is no log */
+static char *console_since(long from, long *len)
 {
 	FILE *f = fopen(paths()->console, "r");
-	char *text, *start;
+	char *text;
 	long size;
-	int n = 0;
 
 	if (!f)
-		return;
+		return NULL;
 	fseek(f, 0, SEEK_END);
 	size = ftell(f);
 	if (from > size || from < 0)
@@ -675,6 +742,19 @@ static void console_tail(long from, int lines)
 	size = fread(text, 1, size - from, f);
 	fclose(f);
 	text[size] = '\0';
+	*len = size;
+	return text;
+}
+
+/* print the last lines of the console log, from offset 'from' on */
+static void console_tail(long from, int lines)
+{
+	char *text, *start;
+	long size;
+	int n = 0;
+
+	if (!(text = console_since(from, &size)))
+		return;
 	if (size == 0) {
 		fprintf(stderr, "ktap: (nothing on the guest console: %s)\n",
 			paths()->console);
@@ -987,7 +1067,7 @@ static int boot_guest(const char *abi, struct guest *g)
 	arg(&a, "-nodefaults"), arg(&a, "-display"), arg(&a, "none"), arg(&a, "-no-reboot");
 	arg(&a, "-kernel"), arg_own(&a, xasprintf("%s/vmlinux-pvh", kdir));
 	arg(&a, "-initrd"), arg(&a, initrd);
-	arg(&a, "-append"), arg(&a, qemu_append);
+	arg(&a, "-append"), arg_own(&a, kernel_cmdline());
 	arg(&a, "-serial"), arg_own(&a, xasprintf("file:%s", p->console));
 	rename(p->console, old);
 	remove_tree(p->share);
@@ -1032,14 +1112,20 @@ static int ensure_running(const char *abi, struct guest *g)
 
 	free(initrd);
 	if (guest_read(g)) {
-		if (!strcmp(g->abi, abi) && g->initrd_mtime == mtime) {
+		if (guest_matches(g, abi, mtime)) {
 			if (console_has_marker())
 				return 0;
 			/* booted by a ktap that was interrupted */
 			progress("waiting for the guest to finish booting...");
 			return wait_ready(g, now_seconds() - (double)(time(NULL) - g->booted));
 		}
-		progress("restarting the guest (new kernel or initramfs)");
+		if (strcmp(g->abi, abi) || g->initrd_mtime != mtime)
+			progress("restarting the guest (new kernel or initramfs)");
+		else if (guest_panics_on_warn(g) != want_panic_on_warn())
+			progress("restarting the guest (%s panic_on_warn: KTAP_VM_PANIC_ON_WARN)",
+				 want_panic_on_warn() ? "with" : "without");
+		else
+			progress("restarting the guest (a new kernel command line)");
 		guest_kill(g->pid);
 	}
 	return boot_guest(abi, g);
@@ -1224,7 +1310,7 @@ static bool guest_current(const struct options *opt, const char *abi)
 
 	free(initrd);
 	ok = ensure_initramfs(opt, abi, false) == 0 && guest_read(&g) &&
-	     !strcmp(g.abi, abi) && g.initrd_mtime == mtime && console_has_marker();
+	     guest_matches(&g, abi, mtime) && console_has_marker();
 	return ok;
 }
 
@@ -1252,7 +1338,8 @@ static int share_guest(const struct options *opt, const char *abi)
 	/* a restart would end the detached scripts: they are stopped first */
 	if (!guest_current(opt, abi) && guest_read(&g) && console_has_marker() &&
 	    (names = detached_in(&g))) {
-		vm_err("the guest must restart (a new kernel or initramfs) but runs detached "
+		vm_err("the guest must restart (a new kernel or initramfs, or "
+		       "KTAP_VM_PANIC_ON_WARN changed) but runs detached "
 		       "scripts (%s): ktap --vm --stop NAME each, or ktap --vm-stop --force", names);
 		free(names);
 		goto fail;
@@ -1818,15 +1905,63 @@ static char *stage_module(const char *ko_path, const char **ko_base)
 	return name;
 }
 
+/* the reason of a panic on the console since from ("kernel:
+ * panic_on_warn set ...", "Fatal exception"), or NULL; caller frees */
+static char *panic_reason(long from)
+{
+	static const char mark[] = "Kernel panic - not syncing: ";
+	long len;
+	char *text = console_since(from, &len), *m, *reason = NULL;
+
+	if (text && (m = strstr(text, mark))) {
+		m += sizeof(mark) - 1;
+		reason = xstrndup(m, strcspn(m, "\r\n"));
+	}
+	free(text);
+	return reason;
+}
+
 static void report_dead_guest(struct run_state *r, long console_from)
 {
+	char *reason;
+
 	if (r->gave_up) {
 		guest_kill(r->g.pid);
 		return;
 	}
-	vm_err("the guest died or stopped answering during the run");
+	/* qemu is gone (-no-reboot) once the panic is on the console */
+	for (int i = 0; i < 20 && qemu_alive(r->g.pid); i++)
+		usleep(100000);
+	reason = panic_reason(console_from);
+	if (reason)
+		vm_err("the guest died during the run: its kernel panicked (%s)", reason);
+	else
+		vm_err("the guest died or stopped answering during the run");
 	console_tail(console_from, CONSOLE_TAIL);
+	free(reason);
 	guest_kill(r->g.pid);
+}
+
+/*
+ * A guest without panic_on_warn lives on after a WARNING (or a BUG that
+ * did not oops): say so after the run, with the console from the first
+ * one on, so that it is not found days later in dmesg.
+ */
+static void console_warnings(long from)
+{
+	static const char *const marks[] = { "WARNING: CPU", "BUG: " };
+	long len;
+	char *text = console_since(from, &len);
+	bool found = false;
+
+	for (size_t i = 0; text && i < sizeof(marks) / sizeof(marks[0]); i++)
+		found |= strstr(text, marks[i]) != NULL;
+	free(text);
+	if (!found)
+		return;
+	vm_err("the guest kernel warned during the run (KTAP_VM_PANIC_ON_WARN=1 "
+	       "makes a WARNING panic the guest instead):");
+	console_tail(from, CONSOLE_TAIL);
 }
 
 /* send one command line to the guest and relay its output until it exits */
@@ -1847,6 +1982,8 @@ static void run_line(struct run_state *r, const char *line)
 	if (r->dead || r->gave_up) {
 		report_dead_guest(r, console_from);
 		r->status = 1;
+	} else {
+		console_warnings(console_from);
 	}
 }
 
@@ -2090,6 +2227,7 @@ static int cmd_status(void)
 	printf("guest:   running, qemu pid %d, kernel %s, up %ld s, RSS %ld MiB\n",
 	       (int)g.pid, g.abi, (long)(time(NULL) - g.booted), qemu_rss_mb(g.pid));
 	printf("console: %s\n", paths()->console);
+	printf("panic_on_warn: %s\n", guest_panics_on_warn(&g) ? "on" : "off");
 	lock = open(paths()->lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (lock >= 0 && flock(lock, LOCK_SH | LOCK_NB) == 0 &&
 	    (slot_fd = take_slot()) >= 0) {
