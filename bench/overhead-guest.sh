@@ -226,12 +226,15 @@ alt)
 	rounds=$2 r=1
 	while [ $r -le "$rounds" ]; do
 		for tool in $(rotate "$r" none ktap stap ref); do
-			# ref: case 1's hand-written module (bench/ref), if built
-			[ "$tool" != ref ] || [ -f "$T/ref_cnt.ko" ] || continue
-			if [ "$tool" != ref ]; then
-				run "$tool" "${tool}_flood" o "taskset -c 1 $T/openalt 200 50"
+			# ref: bench/ref's hand-written modules, if built (the
+			# flood by hand writes no file)
+			out=o
+			[ "$tool" = ref ] && out=-
+			if [ "$tool" != ref ] || [ -f "$T/ref_flood.ko" ]; then
+				run "$tool" "${tool}_flood" $out "taskset -c 1 $T/openalt 200 50"
 				sed -n "s/^openalt: open \([0-9]*\) ns .*, openat \([0-9]*\) ns .*/A $tool $r \1 \2/p" "$T/log"
 			fi
+			[ "$tool" != ref ] || [ -f "$T/ref_cnt.ko" ] || continue
 			run "$tool" "${tool}_cnt" - "taskset -c 1 $T/readalt 200 50"
 			sed -n "s/^readalt: readv \([0-9]*\) ns .*, read \([0-9]*\) ns .*/B $tool $r \1 \2/p" "$T/log"
 			run "$tool" "${tool}_cnt" - "taskset -c 1 $T/readalt 1000 20 open"
