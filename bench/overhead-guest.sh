@@ -89,7 +89,7 @@ run() {
 	stap)	timeout "$TMO" "$STAPRUN" "$@" -c "$cmd" "$T/$mod.ko" > "$T/log" 2>&1 ;;
 	ref)	# a plain module: loaded, the command, unloaded
 		insmod "$T/$mod.ko" &&
-			{ timeout "$TMO" sh -c "$cmd" > "$T/log" 2>&1; r=$?; rmmod "$mod"; exit_with $r; } ;;
+			{ timeout "$TMO" sh -c "$cmd" > "$T/log" 2>&1; refrc=$?; rmmod "$mod"; exit_with $refrc; } ;;
 	stapb)	# stap with 64 MiB of buffer instead of its default
 		timeout "$TMO" "$STAPRUN" -b 64 "$@" -c "$cmd" "$T/$mod.ko" > "$T/log" 2>&1 ;;
 	esac
