@@ -18,6 +18,8 @@
 #   sh overhead-guest.sh tax ROUNDS             an unprobed system call's
 #                                              time with syscall.openat
 #                                              (.return) probed (ppidloop)
+#   sh overhead-guest.sh smp ROUNDS "TOOL:MOD..."  case 1's loop on one
+#                                              vCPU, then on both at once
 #   sh overhead-guest.sh attach ROUNDS "MOD..."  where syscall probes
 #                                              attach: a probed getppid's
 #                                              time and the start and
@@ -40,6 +42,9 @@
 #                                   and per read(2) (case 1's probe)
 #   C TOOL ROUND READV READ         alt: the same with /dev/zero opened and
 #                                   closed around every call (readalt open)
+#   M MOD ROUND CPUS CPU READV READ smp: "readalt open" on vCPU CPU, alone
+#                                   (CPUS 1) or beside one on the other vCPU
+#                                   (CPUS 2), with MOD loaded (none: no probe)
 #   P VARIANT ROUND MIN MED         tax: ppidloop's minimum and median ns
 #                                   per getppid(2) (VARIANT none: no probe)
 #   Q MOD ROUND START_MS RUN_MS MIN MED   attach: ktap-run's start time
@@ -84,7 +89,7 @@ run() {
 	stap)	timeout "$TMO" "$STAPRUN" "$@" -c "$cmd" "$T/$mod.ko" > "$T/log" 2>&1 ;;
 	ref)	# a plain module: loaded, the command, unloaded
 		insmod "$T/$mod.ko" &&
-			{ timeout "$TMO" sh -c "$cmd" > "$T/log" 2>&1; r=$?; rmmod "$mod"; exit_with $r; } ;;
+			{ timeout "$TMO" sh -c "$cmd" > "$T/log" 2>&1; refrc=$?; rmmod "$mod"; exit_with $refrc; } ;;
 	stapb)	# stap with 64 MiB of buffer instead of its default
 		timeout "$TMO" "$STAPRUN" -b 64 "$@" -c "$cmd" "$T/$mod.ko" > "$T/log" 2>&1 ;;
 	esac
@@ -221,12 +226,15 @@ alt)
 	rounds=$2 r=1
 	while [ $r -le "$rounds" ]; do
 		for tool in $(rotate "$r" none ktap stap ref); do
-			# ref: case 1's hand-written module (bench/ref), if built
-			[ "$tool" != ref ] || [ -f "$T/ref_cnt.ko" ] || continue
-			if [ "$tool" != ref ]; then
-				run "$tool" "${tool}_flood" o "taskset -c 1 $T/openalt 200 50"
+			# ref: bench/ref's hand-written modules, if built (the
+			# flood by hand writes no file)
+			out=o
+			[ "$tool" = ref ] && out=-
+			if [ "$tool" != ref ] || [ -f "$T/ref_flood.ko" ]; then
+				run "$tool" "${tool}_flood" $out "taskset -c 1 $T/openalt 200 50"
 				sed -n "s/^openalt: open \([0-9]*\) ns .*, openat \([0-9]*\) ns .*/A $tool $r \1 \2/p" "$T/log"
 			fi
+			[ "$tool" != ref ] || [ -f "$T/ref_cnt.ko" ] || continue
 			run "$tool" "${tool}_cnt" - "taskset -c 1 $T/readalt 200 50"
 			sed -n "s/^readalt: readv \([0-9]*\) ns .*, read \([0-9]*\) ns .*/B $tool $r \1 \2/p" "$T/log"
 			run "$tool" "${tool}_cnt" - "taskset -c 1 $T/readalt 1000 20 open"
@@ -248,6 +256,29 @@ tax)
 			[ "$tool" = none ] || [ -f "$T/$mod.ko" ] || continue
 			run "$tool" "$mod" o "taskset -c 1 $T/ppidloop 300 200"
 			sed -n "s/^ppidloop: getppid \([0-9]*\) ns (median \([0-9]*\))$/P $mod $r \1 \2/p" "$T/log"
+		done
+		r=$((r + 1))
+	done
+	;;
+smp)
+	# does a counting probe scale? case 1's loop ("readalt open") on
+	# vCPU 1 alone, then one on each vCPU at once, with each module
+	# loaded (TOOL:MOD: ktap, or ref for bench/ref's plain module)
+	rounds=$2 r=1
+	ra() { sed -n "s/^readalt-open: readv \([0-9]*\) ns .*, read \([0-9]*\) ns .*/\1 \2/p" "$1"; }
+	while [ $r -le "$rounds" ]; do
+		for v in $(rotate "$r" none:none $3); do
+			tool=${v%%:*} mod=${v#*:}
+			[ "$tool" = none ] || [ -f "$T/$mod.ko" ] || continue
+			one="taskset -c 1 $T/readalt 1000 20 open"
+			two="taskset -c 0 $T/readalt 1000 20 open > $T/smp0 2>&1 & taskset -c 1 $T/readalt 1000 20 open > $T/smp1 2>&1; wait"
+			rm -f "$T/smp0" "$T/smp1"
+			run "$tool" "$mod" - "$one"
+			ra "$T/log" | while read -r a b; do echo "M $mod $r 1 1 $a $b"; done
+			run "$tool" "$mod" - "$two"
+			for cpu in 0 1; do
+				ra "$T/smp$cpu" | while read -r a b; do echo "M $mod $r 2 $cpu $a $b"; done
+			done
 		done
 		r=$((r + 1))
 	done

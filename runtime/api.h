@@ -84,6 +84,18 @@ typedef struct {
 #define KTAP_REGS_OFF_R9 KTAP_API_SIZE_regs_r9
 #define KTAP_REGS_OFF_ORIG_AX KTAP_API_SIZE_regs_orig_ax
 #define KTAP_PAGE_SIZE KTAP_API_SIZE_page_size
+#define KTAP_MAP_OFF_TABLES KTAP_API_SIZE_map_tables
+#define KTAP_MAP_OFF_VAL_OFF KTAP_API_SIZE_map_val_off
+#define KTAP_MAP_TABLE_SIZE KTAP_API_SIZE_map_table_size
+#define KTAP_MAP_TABLE_OFF_HEADS KTAP_API_SIZE_map_table_heads
+#define KTAP_MAP_TABLE_OFF_MASK KTAP_API_SIZE_map_table_mask
+#define KTAP_MAP_ENTRY_OFF_HNODE KTAP_API_SIZE_map_entry_hnode
+#define KTAP_MAP_ENTRY_OFF_HASH KTAP_API_SIZE_map_entry_hash
+#define KTAP_MAP_ENTRY_OFF_KEYS KTAP_API_SIZE_map_entry_keys
+#define KTAP_STAT_OFF_COUNT KTAP_API_SIZE_stat_count
+#define KTAP_STAT_OFF_SUM KTAP_API_SIZE_stat_sum
+#define KTAP_STAT_OFF_MIN KTAP_API_SIZE_stat_min
+#define KTAP_STAT_OFF_MAX KTAP_API_SIZE_stat_max
 
 struct pt_regs;
 struct task_struct;
@@ -308,6 +320,8 @@ struct ktap_usym_file_api {
 
 /* every hit's counting, frames and lock table, inline as in the full build */
 #include "hot.h"
+/* a[k] <<< v on a key that is there, inline as in the full build */
+#include "hotmap.h"
 
 /* the kernel's own, exported: string comparisons of generated code */
 int strcmp(const char *a, const char *b);

@@ -222,6 +222,8 @@ static void ktap_run_handler(const struct ktap_probe *probe,
  *	read, for fault messages (target.h)
  * @cpu_offset: what this_cpu_ptr() adds to a per-CPU address on this
  *	context's CPU: hot.h finds the CPU's lock of a statistic with it
+ * @cpu: this context's CPU: hotmap.h finds the CPU's table of a
+ *	statistics array with it
  * @task: current, for hot.h's ktap_task_*() (tapset functions that a
  *	light unit compiles itself)
  * @errbuf: storage of @error
@@ -246,6 +248,7 @@ struct ktap_context {
 	const unsigned long *tp_args;
 	const char *target_loc;
 	unsigned long cpu_offset;
+	int cpu;
 	struct task_struct *task;
 	char errbuf[KTAP_ERRLEN];
 };
@@ -330,6 +333,7 @@ static int ktap_context_init(void)
 		if (!mem)
 			return -ENOMEM;	/* ktap_context_exit() frees the rest */
 		c->cpu_offset = (unsigned long)c - (unsigned long)ktap_contexts;
+		c->cpu = cpu;
 		c->frame = mem;
 		c->print_buf = mem + KTAP_FRAME_SIZE;
 		c->scratch = c->print_buf + KTAP_PRINT_BUFSIZE;
@@ -426,7 +430,7 @@ static inline bool ktap_from_loader(const struct ktap_probe *probe)
 
 /**
  * ktap_overload_hit_start() - time this hit if it is the one sampled
- * @probe: the probe that fired
+ * @kind: the kind of the probe that fired
  *
  * See struct ktap_overload. Preemption disabled. begin and end probes are
  * not timed (as in SystemTap): they run once, so they cannot load the
@@ -434,13 +438,13 @@ static inline bool ktap_from_loader(const struct ktap_probe *probe)
  * megabytes, on a vCPU the host does not always run) must not stop the
  * script.
  */
-static inline void ktap_overload_hit_start(const struct ktap_probe *probe)
+static __always_inline void ktap_overload_hit_start(enum ktap_probe_kind kind)
 {
 #ifndef KTAP_NO_OVERLOAD
 	struct ktap_overload *o = this_cpu_ptr(&ktap_overload);
 
-	if (unlikely(probe->kind == KTAP_PROBE_BEGIN || probe->kind == KTAP_PROBE_END ||
-		     probe->kind == KTAP_PROBE_ERROR))
+	if (unlikely(kind == KTAP_PROBE_BEGIN || kind == KTAP_PROBE_END ||
+		     kind == KTAP_PROBE_ERROR))
 		return;
 	if (likely(o->countdown > 1)) {
 		o->countdown--;
@@ -451,9 +455,46 @@ static inline void ktap_overload_hit_start(const struct ktap_probe *probe)
 }
 
 /**
- * ktap_enter() - start a probe hit
+ * ktap_hit_refused() - the checks of a hit before it may claim the CPU
+ * @probe: the probe that fired
+ * @kind: @probe->kind, or the constant the caller knows it to be
+ *
+ * Folded into one word so that the hot path takes a single branch: in a
+ * TCG guest every taken branch ends a translation block, and a hit paid
+ * for a dozen of them here before it ran any of the script.
+ *
+ * Return: nonzero if the handler must not run (not allowed in the current
+ * state, or a hit in the loader's own work): not counted as skipped.
+ */
+static __always_inline unsigned long
+ktap_hit_refused(const struct ktap_probe *probe, enum ktap_probe_kind kind)
+{
+	unsigned long bad, mine = 0;
+	pid_t tgid;
+	int i;
+
+	if (kind == KTAP_PROBE_BEGIN || kind == KTAP_PROBE_END ||
+	    kind == KTAP_PROBE_ERROR || kind == KTAP_PROBE_NEVER ||
+	    kind == KTAP_PROBE_TIMER)
+		return !ktap_probe_allowed(probe) || ktap_from_loader(probe);
+	/* ktap_probe_allowed()'s default case: running, and no exit() yet */
+	bad = (READ_ONCE(ktap_state) ^ KTAP_STATE_RUNNING) |
+	      atomic_read(&ktap_exit_requested);
+	/* ktap_from_loader(), without a loop: unused slots never match */
+	tgid = current->tgid;
+	for (i = 0; i < KTAP_MAX_LOADERS; i++)
+		mine |= (i < READ_ONCE(ktap_nr_loaders)) & (tgid == ktap_loader[i]);
+	return bad | (mine & !in_interrupt());
+}
+
+/**
+ * ktap_enter_kind() - start a probe hit whose kind the caller may know
  * @probe: the probe that fired
  * @regs: its registers, or NULL
+ * @kind: @probe->kind; a constant where the caller knows it (a function
+ *	entry hooked through ftrace), so that the checks for other kinds
+ *	fold away
+ * @nmi_checked: the caller refused NMI context already (ftrace.h)
  *
  * Preemption must be disabled. Claims this CPU's context and resets it.
  *
@@ -461,9 +502,12 @@ static inline void ktap_overload_hit_start(const struct ktap_probe *probe)
  * reentered (both counted as skipped), or not allowed in the current state.
  */
 static __always_inline struct ktap_context *
-ktap_enter(const struct ktap_probe *probe, struct pt_regs *regs)
+ktap_enter_kind(const struct ktap_probe *probe, struct pt_regs *regs,
+		enum ktap_probe_kind kind, bool nmi_checked)
 {
 	struct ktap_context *c;
+	unsigned long refused;
+	int busy;
 
 	lockdep_assert_preemption_disabled();
 	/*
@@ -474,18 +518,24 @@ ktap_enter(const struct ktap_probe *probe, struct pt_regs *regs)
 	 * critical sections. Deeper nesting is a real NMI: skipped. A
 	 * watchpoint's kernel #DB is entered the same way.
 	 */
-	if (unlikely(in_nmi()) &&
-	    !((probe->kind == KTAP_PROBE_KPROBE || probe->kind == KTAP_PROBE_HWBKPT) &&
+	if (!nmi_checked && unlikely(in_nmi()) &&
+	    !((kind == KTAP_PROBE_KPROBE || kind == KTAP_PROBE_HWBKPT) &&
 	      (preempt_count() & NMI_MASK) == NMI_OFFSET)) {
 		ktap_count_skipped();
 		return NULL;
 	}
-	if (!ktap_probe_allowed(probe) || ktap_from_loader(probe) ||
-	    !ktap_busy_claim())
+	/* claim first, decide once: one branch on the common path */
+	refused = ktap_hit_refused(probe, kind);
+	busy = this_cpu_inc_return(ktap_stats->busy);
+	if (unlikely(refused | (busy != 1))) {
+		this_cpu_dec(ktap_stats->busy);
+		if (!refused)	/* fired inside a handler or critical section */
+			this_cpu_inc(ktap_stats->skipped);
 		return NULL;
+	}
 
 	c = this_cpu_ptr(ktap_contexts);
-	ktap_overload_hit_start(probe);
+	ktap_overload_hit_start(kind);
 	c->regs = regs;
 	c->probe = probe;
 	c->pp = probe->pp;
@@ -501,6 +551,21 @@ ktap_enter(const struct ktap_probe *probe, struct pt_regs *regs)
 	c->target_loc = NULL;
 	c->task = current;
 	return c;
+}
+
+/**
+ * ktap_enter() - start a probe hit
+ * @probe: the probe that fired
+ * @regs: its registers, or NULL
+ *
+ * ktap_enter_kind() for a probe of any kind.
+ *
+ * Return: the context, or NULL if the handler must not run.
+ */
+static __always_inline struct ktap_context *
+ktap_enter(const struct ktap_probe *probe, struct pt_regs *regs)
+{
+	return ktap_enter_kind(probe, regs, probe->kind, false);
 }
 
 /**
@@ -626,24 +691,48 @@ static noinline void ktap_stop_for_skipped(struct ktap_context *c)
 }
 
 /**
- * ktap_check_limits() - the limits that span probe hits
- * @c: the context of the hit that is ending
+ * ktap_leave_slow() - the rare work at the end of a hit
+ * @c: the context
  *
- * MAXSKIPPED: too many hits could not run (reentered, lock contention,
- * missed kprobes). The overload guard: this CPU spent more than
- * KTAP_OVERLOAD_THRESHOLD_NS in handlers within KTAP_OVERLOAD_INTERVAL_NS,
- * as estimated from the timed hits (struct ktap_overload).
+ * Reports an error, accounts a timed hit to the overload guard, and
+ * checks MAXSKIPPED: the limits that span probe hits. The overload
+ * guard: this CPU spent more than KTAP_OVERLOAD_THRESHOLD_NS in handlers
+ * within KTAP_OVERLOAD_INTERVAL_NS, as estimated from the timed hits
+ * (struct ktap_overload). MAXSKIPPED: too many hits could not run
+ * (reentered, lock contention, missed kprobes).
  */
-static inline void ktap_check_limits(struct ktap_context *c)
+static noinline void ktap_leave_slow(struct ktap_context *c)
 {
 #ifndef KTAP_NO_OVERLOAD
 	struct ktap_overload *o = this_cpu_ptr(&ktap_overload);
+#endif
 
-	if (unlikely(o->hit_start))
+	if (c->error)
+		ktap_report_error(c);
+#ifndef KTAP_NO_OVERLOAD
+	if (o->hit_start)
 		ktap_overload_account(c, o);
 #endif
-	if (unlikely(atomic_read(&ktap_skipped_atomic) > MAXSKIPPED))
+	if (atomic_read(&ktap_skipped_atomic) > MAXSKIPPED)
 		ktap_stop_for_skipped(c);
+}
+
+/**
+ * ktap_leave_pending() - is there rare work for ktap_leave_slow()?
+ * @c: the context
+ *
+ * Return: nonzero if the hit had an error, was timed, or MAXSKIPPED is
+ * passed; one test for the three.
+ */
+static __always_inline unsigned long ktap_leave_pending(struct ktap_context *c)
+{
+	unsigned long p = (unsigned long)c->error |
+			  (atomic_read(&ktap_skipped_atomic) > MAXSKIPPED);
+
+#ifndef KTAP_NO_OVERLOAD
+	p |= this_cpu_read(ktap_overload.hit_start);
+#endif
+	return p;
 }
 
 /**
@@ -657,10 +746,29 @@ static inline void ktap_check_limits(struct ktap_context *c)
 static __always_inline void ktap_leave(struct ktap_context *c)
 {
 	ktap_print_flush(c);
-	if (unlikely(c->error))
-		ktap_report_error(c);
-	ktap_check_limits(c);
+	if (unlikely(ktap_leave_pending(c)))
+		ktap_leave_slow(c);
 	ktap_busy_dec();
+}
+
+/**
+ * ktap_run_probe_kind() - one hit of a probe: enter, run its handler, leave
+ * @probe: the probe that fired
+ * @regs: its registers, or NULL
+ * @kind: as for ktap_enter_kind()
+ * @nmi_checked: as for ktap_enter_kind()
+ */
+static __always_inline void ktap_run_probe_kind(const struct ktap_probe *probe,
+						struct pt_regs *regs,
+						enum ktap_probe_kind kind,
+						bool nmi_checked)
+{
+	struct ktap_context *c = ktap_enter_kind(probe, regs, kind, nmi_checked);
+
+	if (c) {
+		ktap_run_handler(probe, c);
+		ktap_leave(c);
+	}
 }
 
 /**
@@ -675,12 +783,7 @@ static __always_inline void ktap_leave(struct ktap_context *c)
 static __always_inline void ktap_run_probe(const struct ktap_probe *probe,
 					   struct pt_regs *regs)
 {
-	struct ktap_context *c = ktap_enter(probe, regs);
-
-	if (c) {
-		ktap_run_handler(probe, c);
-		ktap_leave(c);
-	}
+	ktap_run_probe_kind(probe, regs, probe->kind, false);
 }
 
 /**

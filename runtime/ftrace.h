@@ -124,6 +124,8 @@ static __always_inline int ktap_ftrace_first(unsigned long ip)
 {
 	int lo = 0, hi = ktap_ftrace_nsites;
 
+	if (hi == 1)	/* one function probed: no search */
+		return ktap_ftrace_sites[0].ip == ip ? 0 : -1;
 	while (lo < hi) {
 		int mid = (lo + hi) / 2;
 
@@ -151,11 +153,8 @@ static __always_inline int ktap_ftrace_enter(unsigned long ip, unsigned long par
 					     int *bit)
 {
 	*bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (*bit < 0) {
-		ktap_count_skipped();
-		return -1;
-	}
-	if (unlikely(in_nmi())) {
+	/* one branch for both refusals (the caller unlocks a taken bit) */
+	if (unlikely((*bit < 0) | in_nmi())) {
 		ktap_count_skipped();
 		return -1;
 	}
@@ -187,8 +186,9 @@ static void notrace ktap_ftrace_hit(unsigned long ip, unsigned long parent_ip,
 	for (; i < ktap_ftrace_nsites && ktap_ftrace_sites[i].ip == ip; i++) {
 		const struct ktap_probe *probe = ktap_ftrace_sites[i].probe;
 
+		/* only kprobes take ftrace sites; NMI was refused above */
 		if (!probe->syscall_nr)
-			ktap_run_probe(probe, regs);
+			ktap_run_probe_kind(probe, regs, KTAP_PROBE_KPROBE, true);
 		else if (!KTAP_FTRACE_SC_OPS)	/* a system call's entry */
 			ktap_syscall_hit(probe, regs,
 					 (const struct pt_regs *)regs->di);

@@ -106,6 +106,29 @@ static inline void *ktap_frame_alloc(struct ktap_context *c, size_t size)
 }
 
 /**
+ * ktap_probe_frame() - a probe handler's frame, its first allocation
+ * @c: the context, as ktap_enter() left it
+ * @size: bytes (rounded up to 8)
+ *
+ * Tells the compiler what ktap_enter() set (no statement counted, no
+ * call nested, no error, the arena empty and there), so that it drops
+ * the checks the handler's first statements would make: the frame's own
+ * room, MAXACTION before the first statements, MAXNESTING at the first
+ * call. Each is a branch, and in a TCG guest every taken branch ends a
+ * translation block.
+ *
+ * Return: the memory, or NULL with c->error set when the arena is too
+ * small for the frame.
+ */
+static inline __attribute__((__always_inline__))
+void *ktap_probe_frame(struct ktap_context *c, size_t size)
+{
+	if (c->actions || c->nesting || c->error || c->frame_used || !c->frame)
+		__builtin_unreachable();
+	return ktap_frame_alloc(c, size);
+}
+
+/**
  * ktap_frame_push() - allocate zeroed memory on this CPU's frame arena
  * @c: the context
  * @size: bytes (rounded up to 8)
@@ -427,6 +450,118 @@ void ktap_put_dec(struct ktap_context *c, int64_t v)
 	c->print_len += n;
 	while (n--)
 		*d++ = *p++;
+}
+
+/* ---- array keys (map.h; hotmap.h's inline a[k] <<< v) ---- */
+
+/*
+ * Hashing and comparing keys is most of a[k] <<< v, so both are inline
+ * loops that read a string a word at a time: the kernel's strnlen(),
+ * jhash() and strncmp() are three out-of-line passes over a string, an
+ * out-of-line call alone costs as much as a dozen instructions in a TCG
+ * guest, and a byte loop ends a translation block per byte (a task name
+ * is one or two words).
+ */
+
+/**
+ * ktap_key_word() - the next word of a key string, zero past its end
+ * @s: where the word starts, inside the string or at its NUL
+ * @i: its offset in the string (the last byte counted is MAXSTRINGLEN - 2)
+ * @last: set when the string ends in this word
+ *
+ * Reads the bytes after the NUL only when the word does not reach into
+ * the next page; they count as zero, so that a key's words depend on its
+ * text only.
+ *
+ * Return: the word, little-endian, the bytes from the NUL on cleared.
+ */
+static inline __attribute__((__always_inline__))
+unsigned long ktap_key_word(const char *s, int i, bool *last)
+{
+	unsigned long w = 0, z;
+	int j;
+
+	if (((unsigned long)s & (KTAP_PAGE_SIZE - 1)) <= KTAP_PAGE_SIZE - sizeof(w)) {
+		__builtin_memcpy(&w, s, sizeof(w));
+	} else {
+		for (j = 0; j < (int)sizeof(w) && s[j]; j++)
+			w |= (unsigned long)(unsigned char)s[j] << (8 * j);
+	}
+	if (i + (int)sizeof(w) >= MAXSTRINGLEN)	/* a longer string is cut */
+		w &= ~(0xffUL << (8 * (MAXSTRINGLEN - 1 - i)));
+	z = ktap_word_has_zero(w);
+	*last = z;
+	if (z)	/* the lowest flagged byte is the NUL: keep the bytes below */
+		w &= ((z & -z) >> 7) - 1;
+	return w;
+}
+
+/**
+ * ktap_key_str_hash() - fold a key string into a hash
+ * @h: the hash so far
+ * @s: the string; up to MAXSTRINGLEN - 1 bytes count
+ *
+ * Return: the new hash.
+ */
+static inline __attribute__((__always_inline__)) u32 ktap_key_str_hash(u32 h, const char *s)
+{
+	bool last = false;
+	int i;
+
+	for (i = 0; !last; i += sizeof(long)) {
+		u64 x = ((u64)ktap_key_word(s + i, i, &last) ^ h) * 0x9e3779b97f4a7c15ull;
+
+		h = (u32)(x >> 32) ^ (u32)x;
+	}
+	return h;
+}
+
+/**
+ * ktap_key_long_hash() - fold a long key into a hash
+ * @h: the hash so far
+ * @n: the key
+ *
+ * Return: the new hash.
+ */
+static inline __attribute__((__always_inline__)) u32 ktap_key_long_hash(u32 h, int64_t n)
+{
+	u64 x = ((u64)n ^ h) * 0x9e3779b97f4a7c15ull;	/* 2^64 / golden ratio */
+
+	return (u32)(x >> 32) ^ (u32)x;
+}
+
+/**
+ * ktap_key_hash_final() - the last mix of a key tuple's hash
+ * @h: the keys' hash
+ *
+ * Spreads every bit into the low ones, which pick the bucket.
+ *
+ * Return: the hash.
+ */
+static inline u32 ktap_key_hash_final(u32 h)
+{
+	h ^= h >> 16;
+	h *= 0x85ebca6b;
+	h ^= h >> 13;
+	return h;
+}
+
+/**
+ * ktap_key_str_eq() - are two key strings equal?
+ * @a: one
+ * @b: the other
+ *
+ * Return: true if their first MAXSTRINGLEN - 1 bytes (up to a NUL) match.
+ */
+static inline __attribute__((__always_inline__)) bool ktap_key_str_eq(const char *a, const char *b)
+{
+	bool last = false, blast;
+	int i;
+
+	for (i = 0; !last; i += sizeof(long))
+		if (ktap_key_word(a + i, i, &last) != ktap_key_word(b + i, i, &blast))
+			return false;
+	return true;
 }
 
 #endif /* _KTAP_HOT_H */

@@ -391,61 +391,19 @@ static inline void *ktap_map_val(const struct ktap_map *m,
 	return (char *)e + m->val_off;
 }
 
-/*
- * Hashing and comparing keys is most of a[k] <<< v, so both are inline
- * loops that read each byte once: the kernel's strnlen(), jhash() and
- * strncmp() are three out-of-line passes over a string, and an out-of-line
- * call alone costs as much as a dozen instructions in a TCG guest.
- */
-
-/* FNV-1a's multiplier: each byte is xored in, then the whole is multiplied */
-#define KTAP_FNV_PRIME 0x01000193u
-
-/**
- * ktap_key_str_hash() - fold a key string into a hash
- * @h: the hash so far
- * @s: the string; up to MAXSTRINGLEN - 1 bytes count
- *
- * Return: the new hash.
- */
-static __always_inline u32 ktap_key_str_hash(u32 h, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	int i;
-
-	for (i = 0; i < MAXSTRINGLEN - 1 && p[i]; i++)
-		h = (h ^ p[i]) * KTAP_FNV_PRIME;
-	return h;
-}
-
-/**
- * ktap_key_long_hash() - fold a long key into a hash
- * @h: the hash so far
- * @n: the key
- *
- * Return: the new hash.
- */
-static __always_inline u32 ktap_key_long_hash(u32 h, int64_t n)
-{
-	u64 x = ((u64)n ^ h) * 0x9e3779b97f4a7c15ull;	/* 2^64 / golden ratio */
-
-	return (u32)(x >> 32) ^ (u32)x;
-}
+/* the key hashing and comparing primitives are hot.h's (light units inline them) */
 
 /**
  * ktap_map_hash() - hash a key tuple
  * @m: the array
  * @k: the keys (@m->d.nkeys of them; may be NULL when there are none)
  *
- * The final mix spreads every bit into the low ones, which pick the bucket
- * (FNV-1a alone leaves the low bits depending on the bytes' low bits only).
- *
  * Return: the hash; strings count up to MAXSTRINGLEN - 1 bytes.
  */
 static __always_inline u32 ktap_map_hash(const struct ktap_map *m,
 					 const union ktap_key *k)
 {
-	u32 h = 0x811c9dc5;	/* FNV-1a's offset basis */
+	u32 h = 0x811c9dc5;	/* the seed */
 	int i;
 
 	for (i = 0; i < m->d.nkeys; i++) {
@@ -454,30 +412,7 @@ static __always_inline u32 ktap_map_hash(const struct ktap_map *m,
 		else
 			h = ktap_key_long_hash(h, k[i].n);
 	}
-	h ^= h >> 16;
-	h *= 0x85ebca6b;
-	h ^= h >> 13;
-	return h;
-}
-
-/**
- * ktap_key_str_eq() - are two key strings equal?
- * @a: one
- * @b: the other
- *
- * Return: true if their first MAXSTRINGLEN - 1 bytes (up to a NUL) match.
- */
-static __always_inline bool ktap_key_str_eq(const char *a, const char *b)
-{
-	int i;
-
-	for (i = 0; i < MAXSTRINGLEN - 1; i++) {
-		if (a[i] != b[i])
-			return false;
-		if (!a[i])
-			break;
-	}
-	return true;
+	return ktap_key_hash_final(h);
 }
 
 /**
@@ -902,6 +837,22 @@ static __maybe_unused void ktap_map_stat_add(struct ktap_context *c,
 		ktap_stat_data_add(ktap_map_val(m, e), &m->d.hist, m->nbuckets,
 				   m->d.var_shift, v);
 }
+
+/* where hotmap.h's inline a[k] <<< v finds this CPU's entry */
+#define KTAP_MAP_OFF_TABLES offsetof(struct ktap_map, tables)
+#define KTAP_MAP_OFF_VAL_OFF offsetof(struct ktap_map, val_off)
+#define KTAP_MAP_TABLE_SIZE sizeof(struct ktap_map_table)
+#define KTAP_MAP_TABLE_OFF_HEADS offsetof(struct ktap_map_table, heads)
+#define KTAP_MAP_TABLE_OFF_MASK offsetof(struct ktap_map_table, mask)
+#define KTAP_MAP_ENTRY_OFF_HNODE offsetof(struct ktap_map_entry, hnode)
+#define KTAP_MAP_ENTRY_OFF_HASH offsetof(struct ktap_map_entry, hash)
+#define KTAP_MAP_ENTRY_OFF_KEYS offsetof(struct ktap_map_entry, keys)
+#define KTAP_STAT_OFF_COUNT offsetof(struct ktap_stat_data, count)
+#define KTAP_STAT_OFF_SUM offsetof(struct ktap_stat_data, sum)
+#define KTAP_STAT_OFF_MIN offsetof(struct ktap_stat_data, min)
+#define KTAP_STAT_OFF_MAX offsetof(struct ktap_stat_data, max)
+static_assert(offsetof(struct hlist_node, next) == 0);
+#include "hotmap.h"
 
 /**
  * ktap_map_stat_get() - merge a key's statistic over the CPUs

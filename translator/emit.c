@@ -1111,8 +1111,9 @@ static char *emit_stat_add(struct emitter *em, const struct expr *e)
 	char *k = emit_keys(em, e->lhs, NULL);
 	char *v = emit_expr(em, e->rhs);
 
-	line(em, "ktap_map_stat_add(c, g_%s, %s, %s, %s);", e->lhs->sym->name, k, v,
-	     loc_string(&e->loc, "operator '<<<'"));
+	/* the description is a constant: the compiler specializes the add */
+	line(em, "ktap_map_stat_add_hot(c, g_%s, &g_%s_desc, %s, %s, %s);", e->lhs->sym->name,
+	     e->lhs->sym->name, k, v, loc_string(&e->loc, "operator '<<<'"));
 	check_error(em);
 	return xstrdup("0");
 }
@@ -1951,10 +1952,13 @@ static void emit_frameless(struct strbuf *out, const struct function *fn,
 	sb_printf(out, "%s\n{\n", function_signature(fn));
 	if (fn->ret_type == TY_LONG)
 		sb_puts(out, "\tint64_t retval = 0;\n");
+	/* the check first: a store through ret could be one to *c for the
+	 * compiler, which then could not drop it (ktap_probe_frame()) */
+	sb_printf(out, "\tif (unlikely(!ktap_nest_enter(c, %s))) {\n%s\t\treturn%s;\n\t}\n",
+		  near(&fn->loc, xasprintf("function '%s'", fn->name)),
+		  fn->ret_type == TY_STRING ? "\t\tret[0] = '\\0';\n" : "", ret0);
 	if (fn->ret_type == TY_STRING)
 		sb_puts(out, "\tret[0] = '\\0';\n");
-	sb_printf(out, "\tif (unlikely(!ktap_nest_enter(c, %s)))\n\t\treturn%s;\n",
-		  near(&fn->loc, xasprintf("function '%s'", fn->name)), ret0);
 	sb_puts(out, body ? body : "");
 	sb_printf(out, "out: __maybe_unused;\n\tktap_nest_leave(c);\n%s}\n\n",
 		  fn->ret_type == TY_LONG ? "\treturn retval;\n" : "");
@@ -2102,7 +2106,7 @@ static void emit_probe(struct emitter *em, struct strbuf *out,
 	if (rp->nglobals_used)
 		sb_printf(out, "\tif (!ktap_lock_globals(c, probe_%d_locks, %d))\n"
 			       "\t\treturn;\n", rp->index, rp->nglobals_used);
-	sb_puts(out, "\tf = ktap_frame_alloc(c, sizeof(*f));\n\tif (!f)\n\t\tgoto unlock;\n");
+	sb_puts(out, "\tf = ktap_probe_frame(c, sizeof(*f));\n\tif (!f)\n\t\tgoto unlock;\n");
 	init_frame(em, out, rp->locals, rp->nlocals, body.buf);
 	sb_puts(out, body.buf ? body.buf : "");
 	sb_puts(out, "out: __maybe_unused;\n");
