@@ -1555,6 +1555,12 @@ int main(int argc, char **argv)
 	int sfd, status;
 
 	parse_options(argc, argv, &opt);
+	/* files inherited beyond stdio (the agent's -J stream on fd 3) are
+	 * ktap-run's own: a -c command must not find them open (its first
+	 * open(2) would not be fd 3) */
+	for (int fd = 3; fd < 10; fd++)
+		if (fcntl(fd, F_GETFD) >= 0)
+			fcntl(fd, F_SETFD, FD_CLOEXEC);
 	if (opt.decode)
 		return decode_stream(opt.decode);
 	if (opt.client)
