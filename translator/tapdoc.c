@@ -627,13 +627,19 @@ static void dump_aliases(const struct library *lib)
 
 /* ---- --check-doc ---- */
 
-static bool doc_has_param(const struct doc *d, const char *name)
+/* any doc comment of the function fn names @name (an overloaded
+ * function has a comment per overload) */
+static bool doc_has_param(const struct tap_file *tf, const char *fn, const char *name)
 {
-	int i;
+	for (int k = 0; k < tf->ndocs; k++) {
+		const struct doc *d = tf->docs[k];
 
-	for (i = 0; i < d->nparams; i++)
-		if (!strcmp(d->params[i].name, name))
-			return true;
+		if (d->is_probe || strcmp(d->name, fn))
+			continue;
+		for (int i = 0; i < d->nparams; i++)
+			if (!strcmp(d->params[i].name, name))
+				return true;
+	}
 	return false;
 }
 
@@ -651,7 +657,7 @@ static void check_function(const struct tap_file *tf, const struct function *fn)
 		diag_error(&fn->loc, "the doc comment of function '%s' has no summary ('sfunction %s - summary')",
 			   fn->name, fn->name);
 	for (i = 0; i < fn->nparams; i++)
-		if (!doc_has_param(d, fn->params[i].name))
+		if (!doc_has_param(tf, fn->name, fn->params[i].name))
 			diag_error(&fn->params[i].loc, "the doc comment of function '%s' does not describe '@%s:'",
 				   fn->name, fn->params[i].name);
 }
