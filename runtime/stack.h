@@ -170,18 +170,13 @@ static __maybe_unused unsigned int ktap_stack_capture(struct ktap_context *c,
 	return ktap_unwind_here(*entries, KTAP_MAXBACKTRACE);
 }
 
-/**
- * ktap_backtrace() - backtrace(): the backtrace as hex addresses
- * @c: the context
- * @dst: MAXSTRINGLEN bytes
- *
- * Addresses that do not fit whole are left out.
- */
-static __maybe_unused void ktap_backtrace(struct ktap_context *c, char *dst)
+/* @n addresses as hex words separated by spaces, the ones that fit whole
+ * in MAXSTRINGLEN (backtrace(), ubacktrace()) */
+static __maybe_unused void ktap_addrs_str(char *dst, const unsigned long *entries,
+					  unsigned int n)
 {
-	unsigned long *entries;
-	unsigned int n = ktap_stack_capture(c, &entries), i;
 	size_t len = 0;
+	unsigned int i;
 	char one[24];
 	int k;
 
@@ -193,6 +188,21 @@ static __maybe_unused void ktap_backtrace(struct ktap_context *c, char *dst)
 		memcpy(dst + len, one, k + 1);
 		len += k;
 	}
+}
+
+/**
+ * ktap_backtrace() - backtrace(): the backtrace as hex addresses
+ * @c: the context
+ * @dst: MAXSTRINGLEN bytes
+ *
+ * Addresses that do not fit whole are left out.
+ */
+static __maybe_unused void ktap_backtrace(struct ktap_context *c, char *dst)
+{
+	unsigned long *entries;
+	unsigned int n = ktap_stack_capture(c, &entries);
+
+	ktap_addrs_str(dst, entries, n);
 }
 
 /**

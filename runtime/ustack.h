@@ -268,24 +268,6 @@ static void ktap_uframes_out(struct ktap_out *o, const unsigned long *entries,
 	}
 }
 
-/* addresses as hex words separated by spaces, the ones that fit whole */
-static void ktap_uaddrs_str(char *dst, const unsigned long *entries, unsigned int n)
-{
-	size_t len = 0;
-	unsigned int i;
-	char one[24];
-	int k;
-
-	dst[0] = '\0';
-	for (i = 0; i < n; i++) {
-		k = scnprintf(one, sizeof(one), "%s%#lx", i ? " " : "", entries[i]);
-		if (len + k >= MAXSTRINGLEN)
-			break;
-		memcpy(dst + len, one, k + 1);
-		len += k;
-	}
-}
-
 /* ---- the functions ---- */
 
 /**
@@ -298,7 +280,7 @@ static __maybe_unused void ktap_ubacktrace(struct ktap_context *c, char *dst)
 	unsigned long *entries;
 	unsigned int n = ktap_ustack_capture(c, &entries);
 
-	ktap_uaddrs_str(dst, entries, n);
+	ktap_addrs_str(dst, entries, n);
 }
 
 /**
@@ -376,7 +358,7 @@ static __maybe_unused void ktap_ucallers(struct ktap_context *c, char *dst, int6
 			    n, n == 1 ? "" : "s", depth + 1);
 		return;
 	}
-	ktap_uaddrs_str(dst, entries, depth < 0 ? n : depth + 1);
+	ktap_addrs_str(dst, entries, depth < 0 ? n : depth + 1);
 }
 
 /**
