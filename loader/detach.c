@@ -639,8 +639,10 @@ static int detach_end(struct run *r, int status)
 
 	if (dt.notify >= 0)
 		return status;	/* never started */
-	while (dt.cmd_fd >= 0 && command_forward())
-		;		/* the command ended before the script */
+	/* what the command wrote last; one pass, as a child it left in the
+	 * background may hold the pipe open for ever */
+	if (dt.cmd_fd >= 0)
+		command_forward();
 	if (dt.client < 0)
 		detach_collect(r, status);
 	client_done(r, status);
